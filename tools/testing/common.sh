@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Host-side helpers shared by vm.sh, check.sh and demo.sh. Source it; do not
+# run it.
+#
+# Environment:
+#   IB_SRPT_CACHE  cache for the guest kernel, the initramfs and the extracted
+#                  linux-source tree (default /var/tmp/ib_srpt-cache). Never
+#                  inside the repository.
+#   IB_SRPT_RESULTS  where guest runs keep their logs
+#                  (default /var/tmp/ib_srpt-results).
+#   KDIR           kernel build tree (default: see find_kdir).
+
+# shellcheck disable=SC2034 # used by the scripts that source this file
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CACHE=${IB_SRPT_CACHE:-/var/tmp/ib_srpt-cache}
+# shellcheck disable=SC2034
+RESULTS_BASE=${IB_SRPT_RESULTS:-/var/tmp/ib_srpt-results}
+
+msg() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
+fatal() { msg "error: $*"; exit 1; }
+
+# find_kdir: print the kernel build directory to build against: $KDIR if set,
+# else /lib/modules/$(uname -r)/build, else the newest installed
+# /usr/src/linux-headers-6.12*-amd64.
+find_kdir() {
+	local d
+	if [[ -n ${KDIR:-} ]]; then
+		echo "$KDIR"
+		return
+	fi
+	d=/lib/modules/$(uname -r)/build
+	if [[ -d $d ]]; then
+		echo "$d"
+		return
+	fi
+	d=$(find /usr/src -maxdepth 1 -name 'linux-headers-6.12*-amd64' | sort -V | tail -n1)
+	[[ -n $d ]] || return 1
+	echo "$d"
+}
+
+# kver_of KDIR: kernel release of a build tree.
+kver_of() {
+	cat "$1/include/config/kernel.release"
+}
+
+# The guest kernel: Debian's 6.12 image matching the installed headers.
+guest_kver() {
+	local k
+	k=$(find_kdir) || fatal "no kernel headers found (install linux-headers-6.12-amd64)"
+	kver_of "$k"
+}
+
+# deb_version PKG: version of an installed package.
+deb_version() {
+	dpkg-query -W -f='${Version}' "$1" 2>/dev/null
+}
+
+# apt_download PKG=VER DIR: fetch a .deb without installing it.
+apt_download() {
+	local spec=$1 dir=$2
+	mkdir -p "$dir"
+	chmod 777 "$dir"	# apt drops privileges to _apt for downloads
+	(cd "$dir" && apt-get download -q "$spec") >&2
+}
+
+# prepare_source: extract linux-source-6.12 into $CACHE/linux-source-6.12 once
+# (checkpatch.pl, kernel-doc, the in-tree build and KUnit use it). Prints the
+# path.
+prepare_source() {
+	local tarball=/usr/src/linux-source-6.12.tar.xz
+	local dst=$CACHE/linux-source-6.12 ver
+	ver=$(deb_version linux-source-6.12)
+	[[ -f $tarball ]] || fatal "$tarball missing (apt-get install linux-source-6.12)"
+	if [[ ! -f $dst/.ib_srpt-ready || $(cat "$dst/.ib_srpt-ready") != "$ver" ]]; then
+		msg "extracting $tarball into $CACHE (once)"
+		rm -rf "$dst" "$dst.tmp"
+		mkdir -p "$dst.tmp"
+		tar -xf "$tarball" -C "$dst.tmp"
+		mv "$dst.tmp/linux-source-6.12" "$dst"
+		rmdir "$dst.tmp"
+		echo "$ver" > "$dst/.ib_srpt-ready"
+	fi
+	echo "$dst"
+}

@@ -1,0 +1,888 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# lib.sh - helpers for ib_srpt guest tests.
+#
+# Source it from a test in tools/testing/tests/:
+#
+#	#!/bin/bash
+#	set -euo pipefail
+#	. "$(dirname "$0")/../lib.sh"
+#	soft_rdma_setup
+#	srpt_load srp_max_req_size=8260
+#	srpt_setup -b brd -s 64
+#	disk=$(srp_login)
+#	dd_verify "$disk" 16
+#	srp_logout "$disk"
+#
+# Test protocol (see guest/run.sh): exit 0 = pass, 77 = skip (use skip),
+# anything else = fail (use die). Sub-cases go to $SUBRESULTS as
+# "PASS|FAIL|SKIP <name>" lines (use sub_result or sub_case). After each test
+# the runner calls teardown_all, so a test need not clean up after a failure,
+# and checks dmesg for warnings.
+#
+# Every function returns non-zero on failure and prints its diagnostics on
+# stderr, so they work under "set -e". Functions that "print" something write
+# it to stdout, one item per line, for use in $(...). Functions that set
+# globals (soft_rdma_setup, srpt_setup) must not be called in $(...).
+#
+# Environment:
+#   SRPT=ours|stock   which ib_srpt "modprobe ib_srpt" must load (set by the
+#                     runner; ours is installed into updates/)
+#   SRPT_KO           our module file (set by the runner)
+#   SUBRESULTS        file for sub-case verdicts (set by the runner)
+#   TEST_OUT          directory for extra artifacts of this test (created
+#                     on demand by test_out_dir)
+#   SOFT_RDMA_TYPE    soft RDMA driver for soft_rdma_setup (default rxe)
+
+# shellcheck disable=SC2034 # globals for the tests that source this file
+SRPT=${SRPT:-ours}
+CFS=/sys/kernel/config/target
+SRPT_CFS=$CFS/srpt
+LIB_STATE=/run/ib_srpt-lib
+SOFT_RDMA_TYPE=${SOFT_RDMA_TYPE:-rxe}
+SRP_LOGIN_PORT=${SRP_LOGIN_PORT:-5555}
+EXIT_SKIP=77
+
+# Defaults filled in by soft_rdma_setup.
+NETDEV=${NETDEV:-}
+RDMA_DEV=${RDMA_DEV:-}
+RDMA_PORT=${RDMA_PORT:-1}
+IPV4=${IPV4:-}
+IPV6=${IPV6:-}
+
+mkdir -p "$LIB_STATE"
+
+#
+# Logging and verdicts
+#
+
+# log MSG...: print MSG with the time since the test started.
+log() {
+	printf '[%4ss] %s\n' "$SECONDS" "$*" >&2
+}
+
+# die MSG...: fail the test with MSG.
+die() {
+	log "FAIL: $*"
+	exit 1
+}
+
+# skip MSG...: skip the test (exit 77) with MSG as the reason.
+skip() {
+	log "SKIP: $*"
+	exit "$EXIT_SKIP"
+}
+
+# sub_result PASS|FAIL|SKIP NAME [REASON]: record a sub-case verdict.
+SUB_FAILED=0
+sub_result() {
+	local verdict=$1 name=$2
+	shift 2
+	case $verdict in
+	PASS|SKIP) ;;
+	FAIL) SUB_FAILED=$((SUB_FAILED + 1)) ;;
+	*) die "sub_result: bad verdict $verdict" ;;
+	esac
+	log "$verdict $name${1:+: $*}"
+	echo "$verdict $name" >>"${SUBRESULTS:-/dev/null}"
+}
+
+# sub_case NAME CMD [ARG...]: run CMD in a subshell with "set -e" and record
+# PASS (status 0), SKIP (status 77) or FAIL (anything else) for NAME.
+# Returns CMD's status, so "sub_case x cmd || true" continues after failure.
+sub_case() {
+	local name=$1 rc=0
+	shift
+	log "--- $name"
+	(set -e; "$@") || rc=$?
+	case $rc in
+	0) sub_result PASS "$name" ;;
+	"$EXIT_SKIP") sub_result SKIP "$name" ;;
+	*) sub_result FAIL "$name" "status $rc" ;;
+	esac
+	return "$rc"
+}
+
+# sub_exit: exit the test: 1 if any sub_result/sub_case failed, else 0.
+sub_exit() {
+	((SUB_FAILED == 0)) || die "$SUB_FAILED sub-case(s) failed"
+	exit 0
+}
+
+# test_out_dir: create and print a directory for this test's artifacts (kept
+# in the host's results directory).
+test_out_dir() {
+	local d=${TEST_OUT:-/tmp/test-out}
+	mkdir -p "$d"
+	echo "$d"
+}
+
+# wait_for SECONDS CMD [ARG...]: poll CMD every 0.2 s until it succeeds;
+# return 1 after SECONDS.
+wait_for() {
+	local limit=$1 end
+	shift
+	end=$((SECONDS + limit))
+	until "$@"; do
+		((SECONDS < end)) || return 1
+		sleep 0.2
+	done
+}
+
+# run_timeout SECONDS CMD [ARG...]: run CMD in the background and wait at
+# most SECONDS for it. Unlike timeout(1) it does not hang on a process stuck
+# in the kernel: it returns 124 and leaves that process behind.
+run_timeout() {
+	local limit=$1 pid i
+	shift
+	"$@" &
+	pid=$!
+	for ((i = 0; i < limit * 5; i++)); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid"
+			return
+		fi
+		sleep 0.2
+	done
+	kill -KILL "$pid" 2>/dev/null
+	return 124
+}
+
+# need_cmd CMD...: skip the test unless every CMD is installed.
+need_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null || skip "$c is not installed"
+	done
+}
+
+# sysfs_write FILE VALUE: write VALUE to FILE; on failure print the error
+# with FILE's name and return 1.
+sysfs_write() {
+	local err
+	if ! err=$( { echo "$2" >"$1"; } 2>&1); then
+		echo "writing '$2' to $1 failed: ${err##*: }" >&2
+		return 1
+	fi
+}
+
+#
+# ib_srpt module
+#
+
+# srpt_ko_path: print the file "modprobe ib_srpt" must load: our module when
+# SRPT=ours, the guest kernel's own one when SRPT=stock.
+srpt_ko_path() {
+	if [[ $SRPT == stock ]]; then
+		echo "/lib/modules/$(uname -r)/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko"
+	else
+		echo "${SRPT_KO:-/lib/modules/$(uname -r)/updates/ib_srpt.ko}"
+	fi
+}
+
+# build_id_of_ko FILE: print the GNU build ID note of a module file in hex.
+build_id_of_ko() {
+	local tmp
+	tmp=$(mktemp)
+	objcopy -O binary --only-section=.note.gnu.build-id "$1" "$tmp" 2>/dev/null
+	od -An -tx1 -v "$tmp" | tr -d ' \n'
+	rm -f "$tmp"
+}
+
+# build_id_loaded MODULE: print the build ID note of a loaded module in hex.
+build_id_loaded() {
+	od -An -tx1 -v "/sys/module/$1/notes/.note.gnu.build-id" 2>/dev/null | tr -d ' \n'
+}
+
+# srpt_is_ours: true if the loaded ib_srpt is the file srpt_ko_path names
+# with SRPT=ours.
+srpt_is_ours() {
+	local want
+	[[ -d /sys/module/ib_srpt ]] || return 1
+	want=$(SRPT=ours srpt_ko_path)
+	[[ -f $want ]] || return 1
+	[[ $(build_id_loaded ib_srpt) == "$(build_id_of_ko "$want")" ]]
+}
+
+# srpt_assert_module: fail unless the loaded ib_srpt is the one SRPT asks for
+# (compares the module's GNU build ID with the .ko file's; falls back to
+# srcversion).
+srpt_assert_module() {
+	local ko loaded want
+	[[ -d /sys/module/ib_srpt ]] || { echo "ib_srpt is not loaded" >&2; return 1; }
+	ko=$(srpt_ko_path)
+	[[ -f $ko ]] || { echo "$ko does not exist" >&2; return 1; }
+	loaded=$(build_id_loaded ib_srpt)
+	want=$(build_id_of_ko "$ko")
+	if [[ -z $loaded || -z $want ]]; then
+		loaded=$(cat /sys/module/ib_srpt/srcversion 2>/dev/null || true)
+		want=$(modinfo -F srcversion "$ko" 2>/dev/null || true)
+	fi
+	if [[ -z $want || $loaded != "$want" ]]; then
+		echo "loaded ib_srpt ($loaded) is not $ko ($want) - SRPT=$SRPT" >&2
+		return 1
+	fi
+}
+
+# srpt_has_param NAME: true if ib_srpt (the one modprobe finds) has module
+# parameter NAME.
+srpt_has_param() {
+	modinfo -F parm ib_srpt 2>/dev/null | grep -q "^$1:"
+}
+
+# target_prepare: load target_core_mod and mount configfs.
+target_prepare() {
+	modprobe configfs 2>/dev/null || true
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs configfs /sys/kernel/config
+	modprobe target_core_mod
+	[[ -d $CFS ]] || { echo "$CFS missing after loading target_core_mod" >&2; return 1; }
+}
+
+# srpt_load [PARAM=VALUE...]: load target_core_mod and ib_srpt with the given
+# module parameters, check that the right module (ours or stock, see SRPT)
+# was loaded and that $SRPT_CFS exists.
+srpt_load() {
+	target_prepare || return
+	if [[ -d /sys/module/ib_srpt ]]; then
+		echo "ib_srpt is already loaded" >&2
+		return 1
+	fi
+	log "modprobe ib_srpt $* (SRPT=$SRPT)"
+	modprobe ib_srpt "$@" || return
+	srpt_assert_module || return
+	# LIO creates a fabric's configfs group on mkdir (as rtslib does).
+	[[ -d $SRPT_CFS ]] || mkdir "$SRPT_CFS" ||
+		{ echo "cannot create $SRPT_CFS" >&2; return 1; }
+}
+
+# srpt_unload [SECONDS]: remove the (empty) $SRPT_CFS group and rmmod
+# ib_srpt; fail if that fails or takes longer than SECONDS (default
+# $UNLOAD_TIMEOUT or 30). Use srpt_teardown_configfs first if targets exist.
+srpt_unload() {
+	local limit=${1:-${UNLOAD_TIMEOUT:-30}} rc=0
+	[[ -d /sys/module/ib_srpt ]] || return 0
+	if [[ -d $SRPT_CFS ]] && ! rmdir "$SRPT_CFS"; then
+		echo "cannot remove $SRPT_CFS: $(ls -A "$SRPT_CFS" | tr '\n' ' ')" >&2
+		return 1
+	fi
+	run_timeout "$limit" rmmod ib_srpt || rc=$?
+	if ((rc == 124)); then
+		echo "rmmod ib_srpt did not finish within ${limit}s" >&2
+	elif ((rc)); then
+		echo "rmmod ib_srpt failed (status $rc, refcnt $(cat /sys/module/ib_srpt/refcnt 2>/dev/null))" >&2
+	fi
+	return "$rc"
+}
+
+# srpt_guid: print ib_srpt's service GUID as the module reports it (0x + 16
+# hex digits).
+srpt_guid() {
+	cat /sys/module/ib_srpt/parameters/srpt_service_guid
+}
+
+#
+# Soft RDMA devices and port names
+#
+
+# soft_rdma_setup [-t TYPE] [-n NETDEV] [-d RDMADEV] [-4 ADDR/LEN] [-6 ADDR/LEN]
+# Create a dummy network device with an IPv4 and an IPv6 address and a soft
+# RDMA device on top of it (TYPE rxe by default, $SOFT_RDMA_TYPE), wait for
+# its port to become active and set the globals NETDEV, RDMA_DEV, RDMA_PORT,
+# IPV4 and IPV6 (addresses without prefix length). Defaults: srpt0, rxe0,
+# 10.211.0.1/24, fd00:5250::1/64. Call it once per device (not in $(...)).
+soft_rdma_setup() {
+	local type=$SOFT_RDMA_TYPE netdev=srpt0 dev="" v4=10.211.0.1/24 v6=fd00:5250::1/64 opt
+	local OPTIND=1
+	while getopts t:n:d:4:6: opt; do
+		case $opt in
+		t) type=$OPTARG ;;
+		n) netdev=$OPTARG ;;
+		d) dev=$OPTARG ;;
+		4) v4=$OPTARG ;;
+		6) v6=$OPTARG ;;
+		*) echo "soft_rdma_setup: bad option" >&2; return 1 ;;
+		esac
+	done
+	[[ -n $dev ]] || dev=${type}0
+	case $type in
+	rxe) modprobe rdma_rxe ;;
+	siw) modprobe siw ;;
+	*) echo "soft_rdma_setup: unknown soft RDMA type $type" >&2; return 1 ;;
+	esac || { echo "cannot load the $type driver" >&2; return 1; }
+	modprobe dummy numdummies=0 2>/dev/null || true
+	modprobe rdma_ucm 2>/dev/null || true
+	ip link add "$netdev" type dummy || return
+	echo "netdev $netdev" >>"$LIB_STATE/created"
+	ip addr add "$v4" dev "$netdev" || return
+	ip -6 addr add "$v6" dev "$netdev" nodad || return
+	ip link set "$netdev" up || return
+	rdma link add "$dev" type "$type" netdev "$netdev" || return
+	echo "rdma $dev" >>"$LIB_STATE/created"
+	wait_for 20 rdma_port_active "$dev" 1 ||
+		{ echo "$dev port 1 did not become active" >&2; return 1; }
+	NETDEV=$netdev RDMA_DEV=$dev RDMA_PORT=1 IPV4=${v4%/*} IPV6=${v6%/*}
+	log "soft RDMA: $dev ($type) on $netdev, $IPV4, $IPV6, GID $(rdma_port_gid "$dev" 1)"
+}
+
+# soft_rdma_teardown: delete the soft RDMA devices and network devices that
+# soft_rdma_setup created (in this boot).
+soft_rdma_teardown() {
+	local what name
+	[[ -f $LIB_STATE/created ]] || return 0
+	while read -r what name; do
+		[[ $what == rdma ]] && rdma link del "$name" 2>/dev/null
+	done <"$LIB_STATE/created"
+	while read -r what name; do
+		[[ $what == netdev ]] && ip link del "$name" 2>/dev/null
+	done <"$LIB_STATE/created"
+	rm -f "$LIB_STATE/created"
+	return 0
+}
+
+# rdma_devices: print the names of all RDMA devices.
+rdma_devices() {
+	local d
+	for d in /sys/class/infiniband/*; do
+		[[ -e $d ]] && basename "$d"
+	done
+	return 0
+}
+
+# rdma_port_active DEV PORT: true if the port's state is ACTIVE.
+rdma_port_active() {
+	grep -q ACTIVE "/sys/class/infiniband/$1/ports/$2/state" 2>/dev/null
+}
+
+# rdma_port_gid DEV PORT [INDEX]: print GID INDEX (default 0) of a port as
+# in sysfs (fe80:0000:0000:0000:xxxx:xxxx:xxxx:xxxx).
+rdma_port_gid() {
+	cat "/sys/class/infiniband/$1/ports/$2/gids/${3:-0}"
+}
+
+# gid_to_guid_name GID: print the GUID form of a GID, i.e. its interface ID
+# as xxxx:xxxx:xxxx:xxxx (a target port or ACL name).
+gid_to_guid_name() {
+	local g=${1,,}
+	g=${g//:/}
+	[[ $g =~ ^[0-9a-f]{32}$ ]] || { echo "bad GID $1" >&2; return 1; }
+	echo "${g:16:4}:${g:20:4}:${g:24:4}:${g:28:4}"
+}
+
+# gid_to_gid_name GID: print the GID form of a GID: 0x + 32 lowercase hex
+# digits (a target port or ACL name; targetcli's ib.<32 hex>).
+gid_to_gid_name() {
+	local g=${1,,}
+	g=${g//:/}
+	[[ $g =~ ^[0-9a-f]{32}$ ]] || { echo "bad GID $1" >&2; return 1; }
+	echo "0x$g"
+}
+
+# port_wwn DEV PORT [guid|gid]: print the ib_srpt target port (WWN) name of
+# an RDMA port in GUID form (default) or GID form, built from GID index 0.
+port_wwn() {
+	local gid
+	gid=$(rdma_port_gid "$1" "$2") || return
+	case ${3:-guid} in
+	guid) gid_to_guid_name "$gid" ;;
+	gid) gid_to_gid_name "$gid" ;;
+	*) echo "port_wwn: form must be guid or gid" >&2; return 1 ;;
+	esac
+}
+
+# ipv6_full ADDR: print an IPv6 address written out in full
+# (fd00:5250:0000:...:0001), the form ib_srpt uses as RDMA/CM session name.
+ipv6_full() {
+	python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1"
+}
+
+#
+# Backstores (LIO core)
+#
+
+# brd_setup SIZE_MIB [COUNT]: load brd with COUNT (default 1) RAM disks
+# /dev/ram0.. of SIZE_MIB each. Fails if brd is already loaded.
+brd_setup() {
+	local size=$1 count=${2:-1}
+	[[ -d /sys/module/brd ]] && { echo "brd is already loaded" >&2; return 1; }
+	modprobe brd rd_nr="$count" rd_size=$((size * 1024)) max_part=0 || return
+	wait_for 10 test -b /dev/ram$((count - 1))
+}
+
+# nullblk_setup SIZE_GIB [COUNT]: load null_blk with COUNT (default 1)
+# devices /dev/nullb0.. of SIZE_GIB each (data is not stored).
+nullblk_setup() {
+	local gb=$1 count=${2:-1}
+	[[ -d /sys/module/null_blk ]] && { echo "null_blk is already loaded" >&2; return 1; }
+	modprobe null_blk nr_devices="$count" gb="$gb" || return
+	wait_for 10 test -b /dev/nullb$((count - 1))
+}
+
+# backstore_iblock NAME DEV: create an iblock backstore NAME on block device
+# DEV and print its configfs path.
+backstore_iblock() {
+	local so=$CFS/core/iblock_0/$1
+	mkdir -p "$so" || return
+	sysfs_write "$so/control" "udev_path=$2" || return
+	sysfs_write "$so/udev_path" "$2" || return
+	sysfs_write "$so/enable" 1 || return
+	echo "$so"
+}
+
+# backstore_fileio NAME FILE SIZE_MIB: create a fileio backstore NAME on FILE
+# (created if needed, SIZE_MIB large) and print its configfs path.
+backstore_fileio() {
+	local so=$CFS/core/fileio_0/$1
+	mkdir -p "$so" || return
+	sysfs_write "$so/control" "fd_dev_name=$2,fd_dev_size=$(($3 * 1048576))" || return
+	sysfs_write "$so/enable" 1 || return
+	echo "$so"
+}
+
+# backstore_brd NAME SIZE_MIB [INDEX]: iblock backstore NAME on /dev/ramINDEX
+# (default 0); loads brd with one RAM disk of SIZE_MIB if it is not loaded.
+# Prints the configfs path.
+backstore_brd() {
+	local idx=${3:-0}
+	[[ -d /sys/module/brd ]] || brd_setup "$2" || return
+	[[ -b /dev/ram$idx ]] || { echo "/dev/ram$idx does not exist" >&2; return 1; }
+	backstore_iblock "$1" "/dev/ram$idx"
+}
+
+# backstore_nullblk NAME SIZE_GIB [INDEX]: iblock backstore NAME on
+# /dev/nullbINDEX; loads null_blk if needed. Prints the configfs path.
+backstore_nullblk() {
+	local idx=${3:-0}
+	[[ -d /sys/module/null_blk ]] || nullblk_setup "$2" || return
+	[[ -b /dev/nullb$idx ]] || { echo "/dev/nullb$idx does not exist" >&2; return 1; }
+	backstore_iblock "$1" "/dev/nullb$idx"
+}
+
+#
+# ib_srpt configfs
+#
+
+# srpt_add_target WWN [TPG]: create target port WWN and TPG (default: the WWN
+# name again, as blktests does; targetcli uses tpgt_1). Prints the TPG path.
+srpt_add_target() {
+	local wwn=$1 tpg=${2:-$1}
+	if [[ ! -d $SRPT_CFS/$wwn ]]; then
+		mkdir "$SRPT_CFS/$wwn" || return
+	fi
+	mkdir "$SRPT_CFS/$wwn/$tpg" || return
+	echo "$SRPT_CFS/$wwn/$tpg"
+}
+
+# srpt_add_lun TPG BACKSTORE [LUN]: export BACKSTORE (configfs path) as LUN
+# (default: the next free number) of TPG. Prints the LUN path.
+srpt_add_lun() {
+	local tpg=$1 so=$2 lun=${3:-}
+	if [[ -z $lun ]]; then
+		lun=0
+		while [[ -e $tpg/lun/lun_$lun ]]; do lun=$((lun + 1)); done
+	fi
+	mkdir "$tpg/lun/lun_$lun" || return
+	ln -s "$so" "$tpg/lun/lun_$lun/$(basename "$so")" || return
+	echo "$tpg/lun/lun_$lun"
+}
+
+# srpt_add_acl TPG NAME: create an ACL for initiator NAME (any accepted form:
+# GUID form, 0x+hex, hex, IPv4, full IPv6) and map every LUN of TPG to it
+# with the same LUN number. Prints the ACL path.
+srpt_add_acl() {
+	local tpg=$1 acl=$1/acls/$2 l n
+	mkdir "$acl" || return
+	for l in "$tpg"/lun/lun_*; do
+		[[ -d $l ]] || continue
+		n=$(basename "$l")
+		mkdir "$acl/$n" || return
+		ln -s "$l" "$acl/$n/$n" || return
+	done
+	echo "$acl"
+}
+
+# srpt_enable TPG [0|1]: enable (default) or disable a TPG.
+srpt_enable() {
+	sysfs_write "$1/enable" "${2:-1}"
+}
+
+# srpt_attrib TPG NAME [VALUE]: set TPG attribute NAME (srp_max_rdma_size,
+# srp_max_rsp_size, srp_sq_size, use_srq) to VALUE, or print it.
+srpt_attrib() {
+	if [[ $# -ge 3 ]]; then
+		sysfs_write "$1/attrib/$2" "$3"
+	else
+		cat "$1/attrib/$2"
+	fi
+}
+
+# srpt_set_rdma_cm_port PORT: start ib_srpt's RDMA/CM listener on PORT
+# (0 stops it).
+srpt_set_rdma_cm_port() {
+	sysfs_write "$SRPT_CFS/discovery_auth/rdma_cm_port" "$1"
+}
+
+# srpt_setup [-b brd|nullblk|fileio] [-s SIZE] [-l NLUNS] [-w guid|gid]
+#            [-t TPGNAME] [-a ACL]... [-p PORT] [-D]
+# One call for the usual target: for every port of $RDMA_DEV a WWN (GUID
+# form by default) and TPG, NLUNS (default 1) LUNs on the chosen backstore
+# (SIZE in MiB for brd/fileio, default 64; GiB for nullblk, default 1), ACLs
+# (default: $IPV4 and the full form of $IPV6, i.e. RDMA/CM logins from this
+# host; -a replaces them and may be repeated), the TPG enabled and the
+# RDMA/CM listener on PORT (default 5555). -D leaves the TPG disabled.
+# Sets SRPT_WWN and SRPT_TPG (of port 1) and SRPT_TPGS (all). Needs
+# soft_rdma_setup and srpt_load first; not for $(...).
+srpt_setup() {
+	local bs=brd size="" nluns=1 form=guid tpgname="" port=$SRP_LOGIN_PORT enable=1 opt
+	local -a acls=()
+	local OPTIND=1 p wwn tpg so i a
+	while getopts b:s:l:w:t:a:p:D opt; do
+		case $opt in
+		b) bs=$OPTARG ;;
+		s) size=$OPTARG ;;
+		l) nluns=$OPTARG ;;
+		w) form=$OPTARG ;;
+		t) tpgname=$OPTARG ;;
+		a) acls+=("$OPTARG") ;;
+		p) port=$OPTARG ;;
+		D) enable=0 ;;
+		*) echo "srpt_setup: bad option" >&2; return 1 ;;
+		esac
+	done
+	[[ -n $RDMA_DEV ]] || { echo "srpt_setup: no RDMA_DEV (call soft_rdma_setup)" >&2; return 1; }
+	if ((${#acls[@]} == 0)); then
+		acls=("$IPV4")
+		[[ -n $IPV6 ]] && acls+=("$(ipv6_full "$IPV6")")
+	fi
+	local -a sos=()
+	case $bs in
+	brd)
+		brd_setup "${size:-64}" "$nluns" || return
+		for ((i = 0; i < nluns; i++)); do
+			so=$(backstore_iblock "srpt_ram$i" "/dev/ram$i") || return
+			sos+=("$so")
+		done
+		;;
+	nullblk)
+		nullblk_setup "${size:-1}" "$nluns" || return
+		for ((i = 0; i < nluns; i++)); do
+			so=$(backstore_iblock "srpt_null$i" "/dev/nullb$i") || return
+			sos+=("$so")
+		done
+		;;
+	fileio)
+		for ((i = 0; i < nluns; i++)); do
+			so=$(backstore_fileio "srpt_file$i" "/tmp/srpt_file$i.img" "${size:-64}") || return
+			sos+=("$so")
+		done
+		;;
+	*) echo "srpt_setup: unknown backstore $bs" >&2; return 1 ;;
+	esac
+	# shellcheck disable=SC2034 # results for the caller
+	SRPT_TPGS=()
+	SRPT_WWN="" SRPT_TPG=""
+	for p in /sys/class/infiniband/"$RDMA_DEV"/ports/*; do
+		p=$(basename "$p")
+		wwn=$(port_wwn "$RDMA_DEV" "$p" "$form") || return
+		tpg=$(srpt_add_target "$wwn" "${tpgname:-$wwn}") || return
+		for so in "${sos[@]}"; do
+			srpt_add_lun "$tpg" "$so" >/dev/null || return
+		done
+		for a in "${acls[@]}"; do
+			srpt_add_acl "$tpg" "$a" >/dev/null || return
+		done
+		((enable)) && { srpt_enable "$tpg" 1 || return; }
+		SRPT_TPGS+=("$tpg")
+		if [[ -z $SRPT_TPG ]]; then
+			# shellcheck disable=SC2034
+			SRPT_WWN=$wwn SRPT_TPG=$tpg
+		fi
+	done
+	[[ -n $SRPT_TPG ]] || { echo "srpt_setup: $RDMA_DEV has no ports" >&2; return 1; }
+	if [[ $port != 0 ]]; then
+		srpt_set_rdma_cm_port "$port" || return
+	fi
+	log "target: $SRPT_TPG, ${#sos[@]} $bs LUN(s), ACLs ${acls[*]}, RDMA/CM port $port"
+}
+
+# srpt_teardown_configfs: remove every ib_srpt target port, TPG, LUN and ACL
+# (disabling TPGs first) and stop the RDMA/CM listener.
+srpt_teardown_configfs() {
+	local wwn tpg d l rc=0
+	[[ -d $SRPT_CFS ]] || return 0
+	for wwn in "$SRPT_CFS"/*/; do
+		wwn=${wwn%/}
+		[[ $(basename "$wwn") == discovery_auth ]] && continue
+		for tpg in "$wwn"/*/; do
+			tpg=${tpg%/}
+			case $(basename "$tpg") in fabric_statistics|param) continue ;; esac
+			[[ -f $tpg/enable ]] && echo 0 >"$tpg/enable" 2>/dev/null
+			for d in "$tpg"/acls/*/; do
+				d=${d%/}
+				[[ -d $d ]] || continue
+				for l in "$d"/lun_*; do
+					[[ -d $l ]] || continue
+					find "$l" -maxdepth 1 -type l -delete
+					rmdir "$l" || rc=1
+				done
+				rmdir "$d" || rc=1
+			done
+			for l in "$tpg"/lun/lun_*; do
+				[[ -d $l ]] || continue
+				find "$l" -maxdepth 1 -type l -delete
+				rmdir "$l" || rc=1
+			done
+			for d in "$tpg"/np/*/; do
+				[[ -d $d ]] && { rmdir "${d%/}" || rc=1; }
+			done
+			rmdir "$tpg" || rc=1
+		done
+		rmdir "$wwn" || rc=1
+	done
+	[[ -f $SRPT_CFS/discovery_auth/rdma_cm_port ]] &&
+		echo 0 >"$SRPT_CFS/discovery_auth/rdma_cm_port" 2>/dev/null
+	return "$rc"
+}
+
+# core_teardown: remove every LIO backstore and HBA that is not in use.
+core_teardown() {
+	local hba so rc=0
+	[[ -d $CFS/core ]] || return 0
+	for hba in "$CFS"/core/*_[0-9]*/; do
+		hba=${hba%/}
+		[[ -d $hba ]] || continue
+		for so in "$hba"/*/; do
+			so=${so%/}
+			[[ -d $so ]] && { rmdir "$so" || rc=1; }
+		done
+		rmdir "$hba" || rc=1
+	done
+	return "$rc"
+}
+
+#
+# Initiator: the stock ib_srp
+#
+
+# srp_hosts: print the SCSI hosts (hostN) of ib_srp.
+srp_hosts() {
+	local h
+	for h in /sys/class/scsi_host/host*; do
+		[[ -e $h ]] || continue
+		[[ $(cat "$h/proc_name" 2>/dev/null) == ib_srp ]] && basename "$h"
+	done
+	return 0
+}
+
+# srp_disks [HOST...]: print the disks (/dev/sdX) of the given ib_srp SCSI
+# hosts (default: all), ordered by host and LUN.
+srp_disks() {
+	local h d b
+	local -a hosts=("$@")
+	((${#hosts[@]})) || mapfile -t hosts < <(srp_hosts)
+	for h in "${hosts[@]}"; do
+		for d in /sys/class/scsi_host/"$h"/device/target*/[0-9]*:*; do
+			[[ -d $d/block ]] || continue
+			for b in "$d"/block/*; do
+				echo "$(basename "$d") /dev/$(basename "$b")"
+			done
+		done
+	done | sort -t: -k1,1n -k4,4n | cut -d' ' -f2
+}
+
+# srp_host_of DISK: print the SCSI host (hostN) of a disk.
+srp_host_of() {
+	local dev=${1#/dev/} p
+	p=$(readlink -f "/sys/class/block/$dev/device") || return
+	[[ $p =~ /(host[0-9]+)/ ]] || { echo "no SCSI host for $1" >&2; return 1; }
+	echo "${BASH_REMATCH[1]}"
+}
+
+# srp_load [PARAM=VALUE...]: load ib_srp (no-op if loaded) and sd_mod (the
+# guest runs no udev to load it on demand).
+srp_load() {
+	modprobe sd_mod || return
+	[[ -d /sys/module/ib_srp ]] && return 0
+	modprobe ib_srp "$@"
+}
+
+# srp_login [-d DEV] [-P HCAPORT] [-n NLUNS] [-T SECONDS] [KEY=VALUE...]
+# Log in with ib_srp over RDMA/CM and print the new disks (/dev/sdX, one per
+# LUN, LUN order) once NLUNS (default 1) of them exist.
+# The login string defaults to
+#   id_ext=G,ioc_guid=G,initiator_ext=$SRP_INITIATOR_EXT,dest=$IPV4:5555,src=$IPV4
+# with G = srpt_guid; KEY=VALUE arguments replace these or are appended
+# (ch_count=, cmd_sg_entries=, queue_size=, max_it_iu_size=, dest=[ipv6]:port,
+# ...); KEY= alone drops a default. DEV/HCAPORT select the initiator's RDMA
+# port (default $RDMA_DEV port 1). Fails when the login is rejected or the
+# disks do not appear within SECONDS (default 60).
+srp_login() {
+	local dev=$RDMA_DEV hport=1 nluns=1 limit=60 opt kv k guid out host
+	local OPTIND=1
+	while getopts d:P:n:T: opt; do
+		case $opt in
+		d) dev=$OPTARG ;;
+		P) hport=$OPTARG ;;
+		n) nluns=$OPTARG ;;
+		T) limit=$OPTARG ;;
+		*) echo "srp_login: bad option" >&2; return 1 ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	[[ -n $dev ]] || { echo "srp_login: no RDMA device" >&2; return 1; }
+	srp_load || return
+	guid=$(srpt_guid) || return
+	guid=${guid#0x}
+	local -a keys=(id_ext ioc_guid initiator_ext dest src)
+	local -A val=([id_ext]=$guid [ioc_guid]=$guid
+		[initiator_ext]=${SRP_INITIATOR_EXT:-5250000000000001}
+		[dest]=$IPV4:$SRP_LOGIN_PORT [src]=$IPV4)
+	for kv in "$@"; do
+		k=${kv%%=*}
+		[[ -v val[$k] ]] || keys+=("$k")
+		val[$k]=${kv#*=}
+	done
+	local s=
+	for k in "${keys[@]}"; do
+		[[ -n ${val[$k]} ]] && s+="${s:+,}$k=${val[$k]}"
+	done
+	local add=/sys/class/infiniband_srp/srp-$dev-$hport/add_target
+	wait_for 10 test -e "$add" || { echo "$add missing" >&2; return 1; }
+	local -a before after
+	mapfile -t before < <(srp_hosts)
+	log "srp login: $s"
+	if ! sysfs_write "$add" "$s"; then
+		dmesg | tail -n 5 >&2
+		return 1
+	fi
+	local end=$((SECONDS + limit))
+	while :; do
+		mapfile -t after < <(srp_hosts)
+		host=
+		for k in "${after[@]}"; do
+			[[ " ${before[*]} " == *" $k "* ]] || { host=$k; break; }
+		done
+		if [[ -n $host ]]; then
+			mapfile -t out < <(srp_disks "$host")
+			if ((${#out[@]} >= nluns)); then
+				local d ok=1
+				for d in "${out[@]}"; do [[ -b $d ]] || ok=0; done
+				((ok)) && break
+			fi
+		fi
+		if ((SECONDS >= end)); then
+			echo "srp_login: ${host:-no new SCSI host}: ${#out[@]} of $nluns disk(s) after ${limit}s" >&2
+			return 1
+		fi
+		sleep 0.2
+	done
+	log "logged in: $host ${out[*]}"
+	printf '%s\n' "${out[@]}"
+}
+
+# srp_logout DISK|HOST [SECONDS]: log out the ib_srp session that owns DISK
+# (/dev/sdX) or SCSI host HOST (hostN) and wait until the host is gone
+# (default 60 s).
+srp_logout() {
+	local host=$1 limit=${2:-60} p
+	[[ $host == host* ]] || host=$(srp_host_of "$1") || return
+	local n=${host#host}
+	for p in /sys/class/srp_remote_ports/port-"$n":*; do
+		[[ -e $p/delete ]] && sysfs_write "$p/delete" 1
+	done
+	wait_for "$limit" test ! -e "/sys/class/scsi_host/$host" ||
+		{ echo "srp_logout: $host still exists after ${limit}s" >&2; return 1; }
+}
+
+# srp_logout_all [SECONDS]: log out every ib_srp session and wait until all
+# ib_srp SCSI hosts are gone (default 60 s).
+srp_logout_all() {
+	local limit=${1:-60} p
+	for p in /sys/class/srp_remote_ports/*; do
+		[[ -e $p/delete ]] && echo 1 >"$p/delete" 2>/dev/null
+	done
+	wait_for "$limit" test -z "$(srp_hosts)" ||
+		{ echo "srp_logout_all: still there: $(srp_hosts)" >&2; return 1; }
+}
+
+#
+# I/O
+#
+
+# dd_verify DEV SIZE_MIB [BS]: write SIZE_MIB of random data to DEV with
+# O_DIRECT (block size BS, default 1M), read it back with O_DIRECT and
+# compare.
+dd_verify() {
+	local dev=$1 mib=$2 bs=${3:-1M} src dst count
+	src=$(mktemp /tmp/dd_verify.XXXXXX)
+	dst=$(mktemp /tmp/dd_verify.XXXXXX)
+	count=$((mib * 1048576))
+	head -c "$count" /dev/urandom >"$src"
+	if ! dd if="$src" of="$dev" bs="$bs" oflag=direct conv=fsync status=none ||
+	   ! dd if="$dev" of="$dst" bs="$bs" count="$count" \
+		iflag=direct,count_bytes status=none ||
+	   ! cmp "$src" "$dst"; then
+		echo "dd_verify: $mib MiB on $dev did not read back the same" >&2
+		rm -f "$src" "$dst"
+		return 1
+	fi
+	rm -f "$src" "$dst"
+	log "dd_verify: $mib MiB on $dev OK"
+}
+
+# fio_verify DEV [SIZE] [FIO_ARG...]: random writes with crc32c verification
+# on DEV (default size 16M, 4 jobs, queue depth 16, libaio, direct).
+fio_verify() {
+	local dev=$1 size=${2:-16M}
+	shift $(($# >= 2 ? 2 : 1))
+	fio --name=verify --filename="$dev" --size="$size" --rw=randwrite --bs=4k \
+		--ioengine=libaio --iodepth=16 --numjobs=1 --direct=1 \
+		--verify=crc32c --verify_fatal=1 --do_verify=1 --output-format=terse \
+		--minimal "$@" >/dev/null
+}
+
+#
+# targetcli
+#
+
+# dbus_start: start a D-Bus system bus (targetcli needs one) unless running.
+dbus_start() {
+	[[ -S /run/dbus/system_bus_socket ]] && return 0
+	mkdir -p /run/dbus
+	dbus-daemon --system --fork
+	wait_for 10 test -S /run/dbus/system_bus_socket
+}
+
+# targetcli_run CMD...: run targetcli commands in one targetcli process
+# (each start costs seconds under emulation), without saving the
+# configuration. Example: targetcli_run "/srpt create ib.$hex" "ls /srpt"
+targetcli_run() {
+	need_cmd targetcli
+	dbus_start || return
+	printf '%s\n' "set global auto_save_on_exit=false" "$@" "exit" | targetcli
+}
+
+#
+# Teardown
+#
+
+# teardown_all: undo everything these helpers may have set up: log out all
+# ib_srp sessions, unload ib_srp, remove the ib_srpt configfs tree and the
+# LIO backstores, unload ib_srpt (within $UNLOAD_TIMEOUT s), brd and null_blk,
+# and delete the soft RDMA devices. The runner calls it after every test.
+# Returns non-zero if something could not be undone.
+teardown_all() {
+	local rc=0
+	srp_logout_all 60 || rc=1
+	[[ -d /sys/module/ib_srp ]] && { run_timeout 30 rmmod ib_srp || rc=1; }
+	srpt_teardown_configfs || rc=1
+	core_teardown || rc=1
+	srpt_unload || rc=1
+	local m
+	for m in brd null_blk; do
+		[[ -d /sys/module/$m ]] && { rmmod "$m" || rc=1; }
+	done
+	soft_rdma_teardown || rc=1
+	return "$rc"
+}

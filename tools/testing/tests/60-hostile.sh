@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Hostile initiator: tools/srp-hostile (a userspace SRP initiator on
+# librdmacm/libibverbs) runs the case table tools/srp-hostile/cases.txt
+# against the target: malformed logins, SRP_CMD descriptor abuse, immediate
+# data overflows, task management, flow-control abuse, unknown IUs. Each case
+# is a sub-result; after each case the tool checks that a fresh login with a
+# WRITE(10)/READ(10) and data compare still works and that the kernel log
+# shows no splat.
+#
+# SRPT=stock: cases marked stock=crash are skipped, and cases marked
+# stock=bad that fail are reported as SKIP "stock-known-bad" - the list of
+# the stock module's failures is printed at the end of the log.
+#
+# Environment (vm.sh passes SRPT_TEST_* into the guest):
+#   SRPT_TEST_HOSTILE_CASES="glob ..."  run only these cases
+#   SRPT_TEST_HOSTILE_ARGS="-v"         more srp-hostile options ("-F" runs
+#                                       the stock crashers too)
+#   SRPT_TEST_HOSTILE_FILE=NAME         another case table in tools/srp-hostile
+
+set -euo pipefail
+# shellcheck source=tools/testing/lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+need_cmd gcc make
+HOSTILE_DIR=$(cd "$(dirname "$0")/../../srp-hostile" && pwd)
+INIT_ID=0000000000000001000000000000abcd
+NOACL_IP=10.211.0.99
+
+# Build in a scratch copy: the shared tree may hold objects built elsewhere.
+build=$(mktemp -d /tmp/srp-hostile.XXXXXX)
+cp "$HOSTILE_DIR"/*.c "$HOSTILE_DIR"/*.h "$HOSTILE_DIR"/Makefile "$build"/
+make -s -C "$build" CFLAGS="-O1 -g" >&2 || die "building srp-hostile failed"
+log "built srp-hostile"
+
+soft_rdma_setup
+srpt_load srp_max_req_size=8260
+# LUN 0: 64 MiB brd. ACLs: our IPv4 address and our initiator port ID.
+srpt_setup -b brd -s 64 -a "$IPV4" -a "0x$INIT_ID"
+# LUN 1: an 8 GiB null_blk without memory behind it, big enough for a
+# near-4-GiB write (the immediate-data length overflow case).
+if nullblk_setup 8; then
+	so=$(backstore_iblock srpt_null_big /dev/nullb0)
+	lun=$(srpt_add_lun "$SRPT_TPG" "$so" 1)
+	for acl in "$SRPT_TPG"/acls/*/; do
+		acl=${acl%/}
+		mkdir "$acl/lun_1"
+		ln -s "$lun" "$acl/lun_1/lun_1"
+	done
+	export HAVE_LUN1=1
+fi
+# A second address on the RDMA netdev with no ACL (unknown-initiator case).
+ip addr add "$NOACL_IP/24" dev "$NETDEV" && export NOACL_SRC=$NOACL_IP
+export TPG=$SRPT_TPG
+guid=$(srpt_guid)
+log "target port $SRPT_WWN, service GUID $guid"
+
+args=(-d "$IPV4" -s "$IPV4" -p "$SRP_LOGIN_PORT" -g "$guid" -i "0x$INIT_ID"
+	-m "$(cat /sys/module/ib_srpt/parameters/srp_max_req_size)" -o "${SUBRESULTS:-/dev/null}")
+[[ $SRPT == stock ]] && args+=(-S)
+# shellcheck disable=SC2206
+[[ -n ${SRPT_TEST_HOSTILE_ARGS:-} ]] && args+=($SRPT_TEST_HOSTILE_ARGS)
+# shellcheck disable=SC2206
+cases=(${SRPT_TEST_HOSTILE_CASES:-})
+rc=0
+"$build/srp-hostile" "${args[@]}" "$HOSTILE_DIR/${SRPT_TEST_HOSTILE_FILE:-cases.txt}" "${cases[@]}" || rc=$?
+rm -rf "$build"
+((rc == 0)) || die "srp-hostile: some cases failed"

@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm.sh - boot Debian's 6.12 kernel in QEMU (TCG) and run ib_srpt tests in it.
+#
+# Usage: tools/testing/vm.sh [run [TEST...]]   run guest tests (default: all)
+#        tools/testing/vm.sh prepare           fetch/build the guest kernel
+#                                              and initramfs into the cache
+#        tools/testing/vm.sh exec SCRIPT       run one script (a path inside
+#                                              the repository's tools/) with
+#                                              its output on the terminal
+#        tools/testing/vm.sh shell             interactive guest shell
+#                                              (Ctrl-A x quits QEMU)
+#
+# The guest's root file system is the host's / (read-only 9p + tmpfs overlay),
+# so every host tool is available in it. The run directory (shared read-write
+# on /ib_srpt) holds a copy of tools/, the module under test and out/ with
+# the results; it is kept under $IB_SRPT_RESULTS.
+#
+# Environment:
+#   SRPT=ours|stock   test our ib_srpt.ko (default) or the guest kernel's own
+#   KO=PATH           module to test (default: ib_srpt.ko in the repository)
+#   TESTS="01-load 02*"  tests to run (names or globs; also positional args)
+#   TEST_TIMEOUT=600  per-test limit in seconds
+#   VM_TIMEOUT=2400   limit for the whole guest run in seconds
+#   VM_MEM=4G VM_SMP=2  guest size
+#   VERBOSE=1         show the whole guest console, not only progress lines
+#   VM_RUN_DIR=DIR    use DIR as the run directory (default: a new one)
+#
+# Exit status: 0 when every test passed or was skipped.
+
+set -euo pipefail
+
+# shellcheck source=tools/testing/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+SRPT=${SRPT:-ours}
+TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+VM_TIMEOUT=${VM_TIMEOUT:-2400}
+VM_MEM=${VM_MEM:-4G}
+VM_SMP=${VM_SMP:-2}
+INITRAMFS_MODULES="netfs 9pnet 9pnet_virtio 9p overlay"
+
+KVER=$(guest_kver)
+GUEST=$CACHE/guest-$KVER
+
+# prepare_kernel: download Debian's linux-image package for $KVER, unpack it
+# into $GUEST, decompress its modules and run depmod. Done once.
+prepare_kernel() {
+	local ver tmp deb moddir pkg
+	[[ -f $GUEST/.ready ]] && return 0
+	ver=$(deb_version "linux-headers-$KVER") ||
+		fatal "linux-headers-$KVER is not installed"
+	msg "preparing guest kernel $KVER ($ver) in $GUEST (once)"
+	tmp=$GUEST.tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	for pkg in "linux-image-$KVER" "linux-image-$KVER-unsigned"; do
+		apt_download "$pkg=$ver" "$tmp/deb" && break
+	done
+	deb=$(find "$tmp/deb" -name 'linux-image-*.deb' | head -n1)
+	[[ -n $deb ]] || fatal "could not download linux-image-$KVER=$ver"
+	dpkg-deb -x "$deb" "$tmp/root"
+	rm -rf "$tmp/deb"
+	moddir=$tmp/root/lib/modules/$KVER
+	[[ -d $moddir ]] || moddir=$tmp/root/usr/lib/modules/$KVER
+	[[ -d $moddir ]] || fatal "no modules in $deb"
+	mkdir -p "$tmp/lib/modules"
+	mv "$moddir" "$tmp/lib/modules/$KVER"
+	mv "$tmp/root/boot/vmlinuz-$KVER" "$tmp/vmlinuz"
+	rm -rf "$tmp/root"
+	msg "decompressing modules"
+	find "$tmp/lib/modules" -name '*.ko.xz' -print0 | xargs -0 -r -n 64 -P "$(nproc)" xz -d
+	depmod -b "$tmp" "$KVER"
+	rm -rf "$GUEST"
+	mv "$tmp" "$GUEST"
+	touch "$GUEST/.ready"
+}
+
+# prepare_initramfs: busybox-static + the 9p/overlay modules + guest/init.
+prepare_initramfs() {
+	local stage sum m f
+	sum=$( (cat "$REPO/tools/testing/guest/init" "$0"; echo "$INITRAMFS_MODULES"; \
+		sha256sum /bin/busybox) | sha256sum | cut -c1-16)
+	[[ -f $GUEST/initramfs-$sum.cpio.gz ]] && { echo "$GUEST/initramfs-$sum.cpio.gz"; return; }
+	file -L /bin/busybox | grep -q 'statically linked' ||
+		fatal "/bin/busybox is not static (apt-get install busybox-static)"
+	stage=$(mktemp -d)
+	mkdir -p "$stage"/{bin,mods,proc,sys,dev,newroot}
+	cp /bin/busybox "$stage/bin/busybox"
+	ln -s busybox "$stage/bin/sh"
+	for m in $INITRAMFS_MODULES; do
+		f=$(find "$GUEST/lib/modules/$KVER" -name "$m.ko" | head -n1)
+		[[ -n $f ]] || fatal "module $m.ko not found for $KVER"
+		cp "$f" "$stage/mods/"
+	done
+	cp "$REPO/tools/testing/guest/init" "$stage/init"
+	chmod 755 "$stage/init"
+	rm -f "$GUEST"/initramfs-*.cpio.gz
+	(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$GUEST/initramfs-$sum.cpio.gz"
+	rm -rf "$stage"
+	echo "$GUEST/initramfs-$sum.cpio.gz"
+}
+
+prepare() {
+	local t0=$SECONDS
+	mkdir -p "$CACHE"
+	exec 9>"$CACHE/.lock-guest"
+	flock 9
+	prepare_kernel
+	INITRD=$(prepare_initramfs)
+	flock -u 9
+	msg "guest kernel ready ($((SECONDS - t0))s)"
+}
+
+# Summarise out/results.txt; mark tests the guest never reported as failed.
+summarise() {
+	local out=$1 pass fail skip
+	if [[ ! -f $out/DONE ]]; then
+		echo "FAIL vm: the guest did not finish (crash or timeout); see $RUN_DIR/console.log" \
+			>>"$out/results.txt"
+	fi
+	pass=$(grep -c '^PASS' "$out/results.txt" || true)
+	fail=$(grep -c '^FAIL' "$out/results.txt" || true)
+	skip=$(grep -c '^SKIP' "$out/results.txt" || true)
+	if ((fail)); then
+		msg "failures:"
+		grep '^FAIL' "$out/results.txt" >&2
+		msg "logs: $out/ (console: $RUN_DIR/console.log, guest dmesg: $out/dmesg.log)"
+	fi
+	msg "guest tests: $pass passed, $fail failed, $skip skipped (results in $RUN_DIR)"
+	((fail == 0))
+}
+
+main() {
+	local mode=${1:-run} script="" append ko qemu_rc t0
+	[[ $# -gt 0 ]] && shift
+	case $mode in
+	prepare) prepare; exit 0 ;;
+	run) [[ $# -gt 0 ]] && TESTS="$*" ;;
+	exec) script=${1:?usage: vm.sh exec SCRIPT} ;;
+	shell) ;;
+	-h|--help|help) sed -n '3,30p' "$0"; exit 0 ;;
+	*) fatal "unknown command $mode (run, prepare, exec, shell)" ;;
+	esac
+
+	prepare
+	RUN_DIR=${VM_RUN_DIR:-$RESULTS_BASE/$(date +%Y%m%d-%H%M%S)-$mode-$SRPT-$$}
+	mkdir -p "$RUN_DIR/out"
+	RUN_DIR=$(cd "$RUN_DIR" && pwd)
+	rm -rf "$RUN_DIR/tools" "$RUN_DIR/ib_srpt.ko" "$RUN_DIR/out"/*
+	cp -r "$REPO/tools" "$RUN_DIR/tools"
+	if [[ $SRPT != stock ]]; then
+		ko=${KO:-$REPO/ib_srpt.ko}
+		[[ -f $ko ]] || fatal "$ko not built (run make, or use SRPT=stock)"
+		cp "$ko" "$RUN_DIR/ib_srpt.ko"
+	fi
+	if [[ $mode == exec ]]; then
+		script=$(realpath -m --relative-to="$REPO" "$script")
+		[[ $script == tools/* && -f $RUN_DIR/$script ]] ||
+			fatal "exec: $script is not a file under tools/"
+	fi
+	{
+		printf 'MODE=%q\nSRPT=%q\nTESTS=%q\nTEST_TIMEOUT=%q\nSCRIPT=%q\nHOST_REPO=%q\n' \
+			"$mode" "$SRPT" "${TESTS:-*}" "$TEST_TIMEOUT" "$script" "$REPO"
+		printf 'BOOT_TRACE=%q\n' "${BOOT_TRACE:-0}"
+		env | grep -E '^SRPT_TEST_[A-Z0-9_]*=' | sed 's/^/export /' || true
+	} >"$RUN_DIR/env"
+
+	append="console=ttyS0,115200 panic=-1 log_buf_len=16M loglevel=4 mitigations=off"
+	append+=" nokaslr 8250.nr_uarts=1 ibsrpt_moddir=$GUEST/lib/modules"
+	# shellcheck disable=SC2054 # commas belong to QEMU's option syntax
+	local -a qemu=(qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp "$VM_SMP"
+		-m "$VM_MEM" -nographic -no-reboot -nic none
+		-kernel "$GUEST/vmlinuz" -initrd "$INITRD" -append "$append"
+		-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
+		-virtfs "local,path=$RUN_DIR,mount_tag=share,security_model=none,multidevs=remap")
+
+	t0=$SECONDS
+	msg "booting guest ($mode, SRPT=$SRPT), run directory $RUN_DIR"
+	if [[ $mode == shell ]]; then
+		"${qemu[@]}"
+		exit 0
+	fi
+	set +e
+	if [[ $mode == exec || ${VERBOSE:-0} == 1 ]]; then
+		timeout -k 10 "$VM_TIMEOUT" "${qemu[@]}" </dev/null 2>&1 |
+			tee "$RUN_DIR/console.log" | tr -d '\r'
+	else
+		timeout -k 10 "$VM_TIMEOUT" "${qemu[@]}" </dev/null 2>&1 |
+			tee "$RUN_DIR/console.log" | tr -d '\r' | sed -un 's/^@@ /  /p'
+	fi
+	qemu_rc=${PIPESTATUS[0]}
+	set -e
+	msg "guest finished after $((SECONDS - t0))s (qemu status $qemu_rc)"
+	((qemu_rc == 124)) && msg "the guest run hit VM_TIMEOUT=${VM_TIMEOUT}s"
+	if [[ $mode == exec ]]; then
+		[[ -f $RUN_DIR/out/DONE ]] || fatal "guest did not finish; see $RUN_DIR/console.log"
+		exit "$(cat "$RUN_DIR/out/exec.status" 2>/dev/null || echo 1)"
+	fi
+	summarise "$RUN_DIR/out"
+}
+
+main "$@"
