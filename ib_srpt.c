@@ -1,0 +1,4269 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ib_srpt - SCSI RDMA Protocol (SRP) target driver for the LIO target core.
+ *
+ * The driver registers an InfiniBand client. For every RDMA device it
+ * answers device-management MADs (so that srp_daemon finds the target),
+ * accepts SRP logins over IB/CM and RDMA/CM, receives SRP information units
+ * into per-channel receive rings or a per-device shared receive queue, moves
+ * data with the rdma_rw API and hands SCSI commands to LIO. Its configfs
+ * fabric is called "srpt".
+ *
+ * The file reads top to bottom: parameters, pure parsers, I/O contexts,
+ * device-management MADs, channels, logins, the data path, LIO glue,
+ * configfs, devices and module init.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/init.h>
+#include <linux/slab.h>
+#include <linux/err.h>
+#include <linux/string.h>
+#include <linux/ctype.h>
+#include <linux/kstrtox.h>
+#include <linux/inet.h>
+#include <linux/in6.h>
+#include <linux/scatterlist.h>
+#include <linux/dma-mapping.h>
+#include <net/ipv6.h>
+#include <scsi/scsi_proto.h>
+#include <scsi/scsi_common.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+#include "ib_srpt.h"
+
+MODULE_AUTHOR("The ib_srpt developers");
+MODULE_DESCRIPTION("SCSI RDMA Protocol target driver for the LIO target core");
+MODULE_VERSION(SRPT_VERSION);
+MODULE_LICENSE("GPL");
+
+/*
+ * Command states. Every SRP_CMD and SRP_TSK_MGMT owns one send context whose
+ * state only moves forward:
+ *
+ *   SRP_CMD, data-out --> NEW --> NEED_DATA --> DATA_IN --> CMD_RSP_SENT --.
+ *   SRP_CMD, otherwise -> NEW ---------------------------> CMD_RSP_SENT --+-> DONE
+ *   SRP_TSK_MGMT ------> MGMT ---------------------------> MGMT_RSP_SENT -'
+ *
+ * NEED_DATA: RDMA READs of the data-out buffer are posted (or waiting for
+ * send-queue slots). DATA_IN: the data is here and LIO executes the command.
+ * CMD_RSP_SENT: the RDMA WRITEs of the data-in buffer and the SRP_RSP are
+ * posted. DONE: the response completed, or LIO aborted the command. An
+ * immediate-data write skips NEED_DATA. Any state can be cut short to DONE
+ * by an abort; nothing leaves DONE.
+ */
+
+/*
+ * Channel states. A channel also only moves forward:
+ *
+ *   CONNECTING --RTU/ESTABLISHED--> LIVE
+ *       |                            |
+ *       '---------- close -----------+--> DISCONNECTING --> DRAINING
+ *                                                              |
+ *             zero-length write flushed, release work queued <-'
+ *                                 |
+ *                                 v
+ *                          DISCONNECTED (LIO session stopped, commands
+ *                          drained, QP/CQ/rings freed, channel freed)
+ *
+ * CONNECTING: the login was answered; IUs that arrive now wait on
+ * cmd_wait_list. LIVE: IUs are processed. DISCONNECTING: a DREQ or RDMA/CM
+ * disconnect was sent or received and the QP moved to the error state.
+ * DRAINING: a zero-length RDMA WRITE was posted; its flush completion proves
+ * that every earlier send-queue work request has completed.
+ */
+
+/* Parameters ----------------------------------------------------------- */
+
+static u64 srpt_service_guid;
+static int srp_max_req_size = SRPT_DEF_MAX_REQ_SIZE;
+static int srpt_srq_size = SRPT_DEF_SRQ_SIZE;
+static u16 rdma_cm_port;
+
+/**
+ * srpt_param_set_guid() - parse the srpt_service_guid module parameter
+ * @val: hexadecimal string, with or without a 0x prefix
+ * @kp: the parameter
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int srpt_param_set_guid(const char *val, const struct kernel_param *kp)
+{
+	return kstrtou64(val, 16, kp->arg);
+}
+
+/**
+ * srpt_param_get_guid() - format the srpt_service_guid module parameter
+ * @buffer: output buffer of PAGE_SIZE bytes
+ * @kp: the parameter
+ *
+ * Return: number of bytes written.
+ */
+static int srpt_param_get_guid(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "0x%016llx\n", *(u64 *)kp->arg);
+}
+
+static const struct kernel_param_ops srpt_guid_ops = {
+	.set = srpt_param_set_guid,
+	.get = srpt_param_get_guid,
+};
+module_param_cb(srpt_service_guid, &srpt_guid_ops, &srpt_service_guid, 0444);
+MODULE_PARM_DESC(srpt_service_guid,
+		 "IOC GUID, id_ext and IB/CM service ID (hex); 0 = node GUID of the first HCA");
+
+/**
+ * srpt_param_set_int_range() - parse an int parameter and check its range
+ * @val: decimal string
+ * @kp: the parameter
+ * @min: smallest accepted value
+ * @max: largest accepted value
+ *
+ * Return: 0 or -EINVAL; a rejected value fails the module load.
+ */
+static int srpt_param_set_int_range(const char *val,
+				    const struct kernel_param *kp,
+				    int min, int max)
+{
+	int n, ret;
+
+	ret = kstrtoint(val, 0, &n);
+	if (ret || n < min || n > max) {
+		pr_err("%s=%s is invalid: the range is %d..%d\n",
+		       kp->name, val, min, max);
+		return -EINVAL;
+	}
+	*(int *)kp->arg = n;
+	return 0;
+}
+
+/**
+ * srpt_param_set_req_size() - parse the srp_max_req_size module parameter
+ * @val: decimal string
+ * @kp: the parameter
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int srpt_param_set_req_size(const char *val,
+				   const struct kernel_param *kp)
+{
+	return srpt_param_set_int_range(val, kp, SRPT_MIN_MAX_REQ_SIZE,
+					SRPT_MAX_MAX_REQ_SIZE);
+}
+
+static const struct kernel_param_ops srpt_req_size_ops = {
+	.set = srpt_param_set_req_size,
+	.get = param_get_int,
+};
+module_param_cb(srp_max_req_size, &srpt_req_size_ops, &srp_max_req_size, 0444);
+MODULE_PARM_DESC(srp_max_req_size,
+		 "Largest SRP request IU accepted, in bytes (996..262144, default 8276)");
+
+/**
+ * srpt_param_set_srq_size() - parse the srpt_srq_size module parameter
+ * @val: decimal string
+ * @kp: the parameter
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int srpt_param_set_srq_size(const char *val,
+				   const struct kernel_param *kp)
+{
+	return srpt_param_set_int_range(val, kp, SRPT_MIN_SRQ_SIZE,
+					SRPT_MAX_SRQ_SIZE);
+}
+
+static const struct kernel_param_ops srpt_srq_size_ops = {
+	.set = srpt_param_set_srq_size,
+	.get = param_get_int,
+};
+module_param_cb(srpt_srq_size, &srpt_srq_size_ops, &srpt_srq_size, 0444);
+MODULE_PARM_DESC(srpt_srq_size,
+		 "Shared receive queue size (4..65535, default 4095, clamped to the HCA limit)");
+
+module_param(rdma_cm_port, ushort, 0444);
+MODULE_PARM_DESC(rdma_cm_port,
+		 "Port on which to listen for RDMA/CM logins at load time (0 = none; see also configfs discovery_auth/rdma_cm_port)");
+
+/* Global state --------------------------------------------------------- */
+
+static struct ib_client srpt_client;
+static const struct target_core_fabric_ops srpt_template;
+/* Protects srpt_dev_list, srpt_port_ids and the port <-> WWN links. */
+static DEFINE_MUTEX(srpt_dev_mutex);
+static LIST_HEAD(srpt_dev_list);
+static LIST_HEAD(srpt_port_ids);
+/* Protects the RDMA/CM listener. */
+static DEFINE_MUTEX(rdma_cm_mutex);
+static struct rdma_cm_id *rdma_cm_id;
+static u16 rdma_cm_listen_port;
+static struct workqueue_struct *srpt_wq;
+
+/* Names ---------------------------------------------------------------- */
+
+/**
+ * srpt_format_guid_name() - GUID form of a port name
+ * @buf: output buffer
+ * @len: size of @buf
+ * @gid: port GID; its interface ID is used
+ *
+ * Writes the interface ID as four groups of four lowercase hex digits,
+ * "xxxx:xxxx:xxxx:xxxx".
+ */
+static void srpt_format_guid_name(char *buf, size_t len,
+				  const union ib_gid *gid)
+{
+	const u8 *b = gid->raw + 8;
+
+	snprintf(buf, len, "%02x%02x:%02x%02x:%02x%02x:%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+}
+
+/**
+ * srpt_format_gid_name() - GID form of a port name
+ * @buf: output buffer
+ * @len: size of @buf
+ * @gid: port GID
+ *
+ * Writes "0x" followed by the 16 GID bytes as 32 lowercase hex digits.
+ */
+static void srpt_format_gid_name(char *buf, size_t len,
+				 const union ib_gid *gid)
+{
+	snprintf(buf, len, "0x%16phN", gid->raw);
+}
+
+/**
+ * srpt_parse_guid() - parse the GUID form "xxxx:xxxx:xxxx:xxxx"
+ * @guid: result in host byte order
+ * @name: input; exactly four groups of exactly four hex digits
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int srpt_parse_guid(u64 *guid, const char *name)
+{
+	u64 v = 0;
+	int i, j;
+
+	for (i = 0; i < 4; i++) {
+		for (j = 0; j < 4; j++) {
+			int d = hex_to_bin(*name++);
+
+			if (d < 0)
+				return -EINVAL;
+			v = v << 4 | d;
+		}
+		if (*name != (i < 3 ? ':' : '\0'))
+			return -EINVAL;
+		name++;
+	}
+	*guid = v;
+	return 0;
+}
+
+/**
+ * srpt_parse_i_port_id() - parse an initiator port ID written in hex
+ * @i_port_id: result, 16 bytes, right-aligned
+ * @name: "0x" followed by 2..32 hex digits, or the same without "0x"; the
+ *	number of digits must be even
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int srpt_parse_i_port_id(u8 i_port_id[16], const char *name)
+{
+	const char *p = name;
+	size_t count;
+	int lead;
+
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	count = strlen(p);
+	if (count == 0 || count > 32 || count % 2)
+		return -EINVAL;
+	lead = 16 - count / 2;
+	memset(i_port_id, 0, lead);
+	return hex2bin(i_port_id + lead, p, count / 2) ? -EINVAL : 0;
+}
+
+/**
+ * srpt_check_acl_name() - check that a configfs ACL name is an initiator name
+ * @name: GUID form, hex initiator port ID, IPv4 or IPv6 address
+ *
+ * Return: 0 when @name is one of the accepted forms, else -EINVAL.
+ */
+static int srpt_check_acl_name(const char *name)
+{
+	u8 addr[16];
+	u64 guid;
+
+	if (!srpt_parse_guid(&guid, name) || !srpt_parse_i_port_id(addr, name))
+		return 0;
+	if (in4_pton(name, -1, addr, '\0', NULL) ||
+	    in6_pton(name, -1, addr, '\0', NULL))
+		return 0;
+	return -EINVAL;
+}
+
+/* Login request validation ---------------------------------------------- */
+
+/**
+ * srpt_check_login() - choose the answer to a login request
+ * @req: the login request
+ * @port_enabled: whether a TPG of the receiving port is enabled
+ *
+ * Checks the request in the order in which the reject reasons are defined
+ * for this target: IU length, port state, target port ID, buffer formats.
+ *
+ * Return: 0 to accept, else the SRP_LOGIN_REJ reason to send.
+ */
+static u32 srpt_check_login(const struct srp_login_req *req, bool port_enabled)
+{
+	const u16 formats = SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT;
+	u32 it_iu_len = be32_to_cpu(req->req_it_iu_len);
+	u16 buf_fmt = be16_to_cpu(req->req_buf_fmt);
+	__be64 guid = cpu_to_be64(srpt_service_guid);
+
+	if (it_iu_len < SRPT_MIN_IU_LEN || it_iu_len > srp_max_req_size)
+		return SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE;
+	if (!port_enabled)
+		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	if (memcmp(req->target_port_id, &guid, 8) ||
+	    memcmp(req->target_port_id + 8, &guid, 8))
+		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
+	if (!(buf_fmt & formats) || (buf_fmt & ~formats))
+		return SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT;
+	return 0;
+}
+
+/* SRP_CMD data descriptors ---------------------------------------------- */
+
+/**
+ * struct srpt_desc_info - the data descriptors of one SRP_CMD
+ * @dir: DMA_TO_DEVICE (data-out), DMA_FROM_DEVICE (data-in) or DMA_NONE
+ * @fmt: SRP_NO_DATA_DESC, SRP_DATA_DESC_DIRECT, _INDIRECT or _IMM
+ * @bufs: first remote buffer descriptor (direct and indirect)
+ * @nbufs: number of remote buffer descriptors
+ * @data_len: total data length
+ * @imm_off: offset of immediate data in the IU
+ * @imm_len: length of immediate data
+ */
+struct srpt_desc_info {
+	enum dma_data_direction dir;
+	u8 fmt;
+	const struct srp_direct_buf *bufs;
+	u32 nbufs;
+	u64 data_len;
+	u32 imm_off;
+	u32 imm_len;
+};
+
+/**
+ * srpt_parse_indirect() - check an indirect descriptor table inside the IU
+ * @cmd: the SRP_CMD
+ * @byte_len: bytes received
+ * @off: offset of the indirect header in the IU
+ * @desc_cnt: descriptors the command says are in the IU
+ * @info: result
+ *
+ * Only tables that lie inside the IU are supported; a table that would have
+ * to be fetched from the initiator is rejected.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int srpt_parse_indirect(const struct srp_cmd *cmd, u32 byte_len,
+			       u32 off, u8 desc_cnt,
+			       struct srpt_desc_info *info)
+{
+	const struct srp_indirect_buf *ib = (const void *)cmd + off;
+	u32 tbl_len, count, i;
+	u64 total = 0;
+
+	if ((u64)off + sizeof(*ib) > byte_len)
+		return -EINVAL;
+	tbl_len = be32_to_cpu(ib->table_desc.len);
+	if (tbl_len == 0 || tbl_len % sizeof(struct srp_direct_buf))
+		return -EINVAL;
+	count = tbl_len / sizeof(struct srp_direct_buf);
+	if (desc_cnt == 0 || desc_cnt > count)
+		return -EINVAL;
+	if ((u64)off + sizeof(*ib) + (u64)desc_cnt * sizeof(ib->desc_list[0]) >
+	    byte_len)
+		return -EINVAL;
+	for (i = 0; i < desc_cnt; i++)
+		total += be32_to_cpu(ib->desc_list[i].len);
+	if (total != be32_to_cpu(ib->len))
+		return -EINVAL;
+	info->bufs = ib->desc_list;
+	info->nbufs = desc_cnt;
+	info->data_len = total;
+	return 0;
+}
+
+/**
+ * srpt_parse_cmd_bufs() - parse and check the data descriptors of an SRP_CMD
+ * @cmd: the SRP_CMD
+ * @byte_len: number of bytes actually received
+ * @imm_data_offset: negotiated immediate-data offset, 0 when not negotiated
+ * @info: result
+ *
+ * Every offset and length taken from the IU is checked against @byte_len,
+ * in 64-bit arithmetic so that nothing wraps around.
+ *
+ * Return: 0 or -EINVAL for a malformed or unsupported command.
+ */
+static int srpt_parse_cmd_bufs(const struct srp_cmd *cmd, u32 byte_len,
+			       u16 imm_data_offset, struct srpt_desc_info *info)
+{
+	u8 out_fmt, in_fmt, fmt, desc_cnt;
+	u32 off;
+
+	memset(info, 0, sizeof(*info));
+	info->dir = DMA_NONE;
+	if (byte_len < sizeof(*cmd))
+		return -EINVAL;
+	off = sizeof(*cmd) + (cmd->add_cdb_len & ~3);
+	if (off > byte_len)
+		return -EINVAL;
+	out_fmt = cmd->buf_fmt >> 4;
+	in_fmt = cmd->buf_fmt & 0xf;
+	if (out_fmt && in_fmt)
+		return -EINVAL;
+	if (out_fmt) {
+		fmt = out_fmt;
+		desc_cnt = cmd->data_out_desc_cnt;
+		info->dir = DMA_TO_DEVICE;
+	} else if (in_fmt) {
+		fmt = in_fmt;
+		desc_cnt = cmd->data_in_desc_cnt;
+		info->dir = DMA_FROM_DEVICE;
+	} else {
+		return 0;
+	}
+	info->fmt = fmt;
+
+	switch (fmt) {
+	case SRP_DATA_DESC_DIRECT:
+		if ((u64)off + sizeof(struct srp_direct_buf) > byte_len)
+			return -EINVAL;
+		info->bufs = (const void *)cmd + off;
+		info->nbufs = 1;
+		info->data_len = be32_to_cpu(info->bufs->len);
+		return 0;
+	case SRP_DATA_DESC_INDIRECT:
+		return srpt_parse_indirect(cmd, byte_len, off, desc_cnt, info);
+	case SRP_DATA_DESC_IMM: {
+		const struct srp_imm_buf *imm = (const void *)cmd + off;
+		u32 len;
+
+		if (info->dir != DMA_TO_DEVICE || !imm_data_offset)
+			return -EINVAL;
+		if ((u64)off + sizeof(*imm) > imm_data_offset ||
+		    (u64)off + sizeof(*imm) > byte_len)
+			return -EINVAL;
+		len = be32_to_cpu(imm->len);
+		if ((u64)imm_data_offset + len > byte_len)
+			return -EINVAL;
+		info->imm_off = imm_data_offset;
+		info->imm_len = len;
+		info->data_len = len;
+		return 0;
+	}
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Command state and credits --------------------------------------------- */
+
+/**
+ * srpt_set_cmd_state() - set the state of a SCSI command
+ * @ioctx: send I/O context
+ * @new: new I/O context state
+ *
+ * Does not modify the state of an aborted command: DONE is final.
+ *
+ * Return: the previous command state.
+ */
+static enum srpt_command_state
+srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_command_state new)
+{
+	enum srpt_command_state previous = READ_ONCE(ioctx->state);
+
+	if (previous != SRPT_STATE_DONE)
+		WRITE_ONCE(ioctx->state, new);
+	return previous;
+}
+
+/**
+ * srpt_test_and_set_cmd_state() - test and set the state of a command
+ * @ioctx: send I/O context
+ * @old: current I/O context state
+ * @new: new I/O context state
+ *
+ * Return: true if and only if the previous command state was @old.
+ */
+static bool srpt_test_and_set_cmd_state(struct srpt_send_ioctx *ioctx,
+					enum srpt_command_state old,
+					enum srpt_command_state new)
+{
+	return try_cmpxchg(&ioctx->state, &old, new);
+}
+
+/**
+ * srpt_credit_return() - note one credit to give back to the initiator
+ * @ch: RDMA channel
+ *
+ * Called once for every request IU whose receive buffer is reposted.
+ */
+static void srpt_credit_return(struct srpt_rdma_ch *ch)
+{
+	atomic_inc(&ch->req_lim_delta);
+}
+
+/**
+ * srpt_credit_take() - take all credits not yet reported
+ * @ch: RDMA channel
+ *
+ * Return: the value for the REQUEST LIMIT DELTA field of the next response.
+ */
+static int srpt_credit_take(struct srpt_rdma_ch *ch)
+{
+	return atomic_xchg(&ch->req_lim_delta, 0);
+}
+
+/* I/O contexts and rings ------------------------------------------------ */
+
+/**
+ * struct srpt_buf_cache - a slab cache of IU buffers of one size
+ * @entry: entry in srpt_buf_caches
+ * @size: object size
+ * @refs: users
+ * @cache: the slab cache
+ */
+struct srpt_buf_cache {
+	struct list_head entry;
+	u32 size;
+	int refs;
+	struct kmem_cache *cache;
+};
+
+static DEFINE_MUTEX(srpt_buf_cache_mutex);
+static LIST_HEAD(srpt_buf_caches);
+
+/**
+ * srpt_cache_get() - get a slab cache for IU buffers of a given size
+ * @size: buffer size in bytes
+ *
+ * Buffers of the same size share one cache, so that a channel's receive
+ * ring costs what its negotiated IU size needs and no power-of-two rounding.
+ *
+ * Return: the cache or NULL.
+ */
+static struct kmem_cache *srpt_cache_get(u32 size)
+{
+	struct srpt_buf_cache *c;
+	struct kmem_cache *cache = NULL;
+	char name[32];
+
+	mutex_lock(&srpt_buf_cache_mutex);
+	list_for_each_entry(c, &srpt_buf_caches, entry) {
+		if (c->size == size) {
+			c->refs++;
+			cache = c->cache;
+			goto out;
+		}
+	}
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		goto out;
+	snprintf(name, sizeof(name), "srpt-iu-%u", size);
+	c->cache = kmem_cache_create(name, size, 512, 0, NULL);
+	if (!c->cache) {
+		kfree(c);
+		goto out;
+	}
+	c->size = size;
+	c->refs = 1;
+	list_add(&c->entry, &srpt_buf_caches);
+	cache = c->cache;
+out:
+	mutex_unlock(&srpt_buf_cache_mutex);
+	return cache;
+}
+
+/**
+ * srpt_cache_put() - drop a reference obtained by srpt_cache_get()
+ * @cache: the cache, may be NULL
+ */
+static void srpt_cache_put(struct kmem_cache *cache)
+{
+	struct srpt_buf_cache *c;
+
+	if (!cache)
+		return;
+	mutex_lock(&srpt_buf_cache_mutex);
+	list_for_each_entry(c, &srpt_buf_caches, entry) {
+		if (c->cache != cache)
+			continue;
+		if (--c->refs == 0) {
+			list_del(&c->entry);
+			kmem_cache_destroy(c->cache);
+			kfree(c);
+		}
+		break;
+	}
+	mutex_unlock(&srpt_buf_cache_mutex);
+}
+
+/**
+ * srpt_alloc_ioctx() - allocate an I/O context and map its buffer
+ * @sdev: SRPT HCA pointer
+ * @ioctx_size: size of the I/O context structure to allocate
+ * @buf_cache: slab cache of the buffer
+ * @dir: DMA direction of the buffer
+ *
+ * Return: the context with @buf and @dma set, or NULL.
+ */
+static struct srpt_ioctx *srpt_alloc_ioctx(struct srpt_device *sdev,
+					   int ioctx_size,
+					   struct kmem_cache *buf_cache,
+					   enum dma_data_direction dir)
+{
+	struct srpt_ioctx *ioctx;
+
+	ioctx = kzalloc(ioctx_size, GFP_KERNEL);
+	if (!ioctx)
+		return NULL;
+	ioctx->buf = kmem_cache_alloc(buf_cache, GFP_KERNEL);
+	if (!ioctx->buf)
+		goto free_ioctx;
+	ioctx->dma = ib_dma_map_single(sdev->device, ioctx->buf,
+				       kmem_cache_size(buf_cache), dir);
+	if (ib_dma_mapping_error(sdev->device, ioctx->dma))
+		goto free_buf;
+	return ioctx;
+
+free_buf:
+	kmem_cache_free(buf_cache, ioctx->buf);
+free_ioctx:
+	kfree(ioctx);
+	return NULL;
+}
+
+/**
+ * srpt_free_ioctx() - unmap and free an I/O context
+ * @sdev: SRPT HCA pointer
+ * @ioctx: I/O context, may be NULL
+ * @buf_cache: slab cache of the buffer
+ * @dir: DMA direction the buffer was mapped with
+ */
+static void srpt_free_ioctx(struct srpt_device *sdev, struct srpt_ioctx *ioctx,
+			    struct kmem_cache *buf_cache,
+			    enum dma_data_direction dir)
+{
+	if (!ioctx)
+		return;
+	ib_dma_unmap_single(sdev->device, ioctx->dma,
+			    kmem_cache_size(buf_cache), dir);
+	kmem_cache_free(buf_cache, ioctx->buf);
+	kfree(ioctx);
+}
+
+/**
+ * srpt_alloc_ioctx_ring() - allocate a ring of I/O contexts
+ * @sdev: SRPT HCA pointer
+ * @ring_size: number of elements
+ * @ioctx_size: size of one I/O context structure
+ * @buf_cache: slab cache of the buffers
+ * @alignment_offset: offset of the IU in each buffer, chosen so that
+ *	immediate data lands on an aligned address
+ * @dir: DMA direction
+ *
+ * Return: the ring or NULL.
+ */
+static struct srpt_ioctx **srpt_alloc_ioctx_ring(struct srpt_device *sdev,
+						 int ring_size, int ioctx_size,
+						 struct kmem_cache *buf_cache,
+						 int alignment_offset,
+						 enum dma_data_direction dir)
+{
+	struct srpt_ioctx **ring;
+	int i;
+
+	ring = kvcalloc(ring_size, sizeof(ring[0]), GFP_KERNEL);
+	if (!ring)
+		return NULL;
+	for (i = 0; i < ring_size; i++) {
+		ring[i] = srpt_alloc_ioctx(sdev, ioctx_size, buf_cache, dir);
+		if (!ring[i])
+			goto err;
+		ring[i]->index = i;
+		ring[i]->offset = alignment_offset;
+	}
+	return ring;
+
+err:
+	while (--i >= 0)
+		srpt_free_ioctx(sdev, ring[i], buf_cache, dir);
+	kvfree(ring);
+	return NULL;
+}
+
+/**
+ * srpt_free_ioctx_ring() - free a ring of I/O contexts
+ * @ioctx_ring: the ring, may be NULL
+ * @sdev: SRPT HCA pointer
+ * @ring_size: number of elements
+ * @buf_cache: slab cache of the buffers
+ * @dir: DMA direction
+ */
+static void srpt_free_ioctx_ring(struct srpt_ioctx **ioctx_ring,
+				 struct srpt_device *sdev, int ring_size,
+				 struct kmem_cache *buf_cache,
+				 enum dma_data_direction dir)
+{
+	int i;
+
+	if (!ioctx_ring)
+		return;
+	for (i = 0; i < ring_size; i++)
+		srpt_free_ioctx(sdev, ioctx_ring[i], buf_cache, dir);
+	kvfree(ioctx_ring);
+}
+
+static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/**
+ * srpt_post_recv() - post an IB receive request
+ * @sdev: SRPT HCA pointer
+ * @ch: SRPT RDMA channel
+ * @ioctx: receive I/O context pointer
+ *
+ * Posts to the device SRQ when @ch uses it (or when @ch is NULL), else to
+ * the receive queue of @ch.
+ *
+ * Return: 0 or a negative error code from the verbs layer.
+ */
+static int srpt_post_recv(struct srpt_device *sdev, struct srpt_rdma_ch *ch,
+			  struct srpt_recv_ioctx *ioctx)
+{
+	struct ib_recv_wr wr = {};
+	struct ib_sge list;
+
+	list.addr = ioctx->ioctx.dma + ioctx->ioctx.offset;
+	list.length = (ch && !ch->use_srq) ? ch->max_it_iu_len :
+		srp_max_req_size;
+	list.lkey = sdev->lkey;
+
+	ioctx->ioctx.cqe.done = srpt_recv_done;
+	wr.wr_cqe = &ioctx->ioctx.cqe;
+	wr.sg_list = &list;
+	wr.num_sge = 1;
+
+	if (!ch || ch->use_srq)
+		return ib_post_srq_recv(sdev->srq, &wr, NULL);
+	return ib_post_recv(ch->qp, &wr, NULL);
+}
+
+/**
+ * srpt_recycle_recv() - give a receive buffer back and count its credit
+ * @ch: channel the IU arrived on
+ * @recv_ioctx: the receive context
+ * @credit: whether the IU consumed a credit of the initiator
+ *
+ * On a channel that is going away, ring buffers are not reposted (the ring
+ * is freed with the channel); SRQ buffers always go back to the SRQ.
+ */
+static void srpt_recycle_recv(struct srpt_rdma_ch *ch,
+			      struct srpt_recv_ioctx *recv_ioctx, bool credit)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	int ret;
+
+	if (!ch->use_srq && READ_ONCE(ch->state) >= CH_DISCONNECTING)
+		return;
+	ret = srpt_post_recv(sdev, ch, recv_ioctx);
+	if (ret) {
+		pr_err("%s: reposting a receive buffer failed (%d)\n",
+		       ch->sess_name, ret);
+		return;
+	}
+	if (credit)
+		srpt_credit_return(ch);
+}
+
+/**
+ * srpt_get_send_ioctx() - obtain an I/O context for sending to the initiator
+ * @ch: SRPT RDMA channel
+ *
+ * Return: a reset send context, or NULL when all are in use.
+ */
+static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
+{
+	struct srpt_send_ioctx *ioctx;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ioctx = list_first_entry_or_null(&ch->free_list,
+					 struct srpt_send_ioctx, free_list);
+	if (ioctx)
+		list_del_init(&ioctx->free_list);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (!ioctx)
+		return NULL;
+
+	ioctx->state = SRPT_STATE_NEW;
+	ioctx->recv_ioctx = NULL;
+	ioctx->rw_ctxs = NULL;
+	ioctx->n_rw_ctx = 0;
+	ioctx->n_rdma = 0;
+	ioctx->bounce_sg = NULL;
+	ioctx->bounce_nents = 0;
+	ioctx->sq_wr_needed = 0;
+	ioctx->sq_wr_held = 0;
+	ioctx->waiting_rsp = false;
+	ioctx->status_only = false;
+	ioctx->cred_req = false;
+	ioctx->dir = DMA_NONE;
+	ioctx->data_len = 0;
+	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
+	return ioctx;
+}
+
+/**
+ * srpt_put_send_ioctx() - return a send context to its channel
+ * @ioctx: the context
+ */
+static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	list_add(&ioctx->free_list, &ch->free_list);
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+/* Device management MADs ------------------------------------------------ */
+
+#include "srpt_mad.inc"
+
+/* Channels: queue pair setup and teardown ------------------------------- */
+
+static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/**
+ * srpt_qp_event() - QP event callback function
+ * @event: description of the event that occurred
+ * @ptr: the channel, as passed at QP creation time
+ */
+static void srpt_qp_event(struct ib_event *event, void *ptr)
+{
+	struct srpt_rdma_ch *ch = ptr;
+
+	pr_debug("%s: QP event %s (%d)\n", ch->sess_name,
+		 ib_event_msg(event->event), event->event);
+	switch (event->event) {
+	case IB_EVENT_COMM_EST:
+		if (ch->using_rdma_cm)
+			rdma_notify(ch->rdma_cm_id, event->event);
+		else
+			ib_cm_notify(ch->ib_cm_id, event->event);
+		break;
+	case IB_EVENT_QP_LAST_WQE_REACHED:
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * srpt_srq_event() - SRQ event callback function
+ * @event: description of the event that occurred
+ * @ctx: context pointer specified at SRQ creation time
+ */
+static void srpt_srq_event(struct ib_event *event, void *ctx)
+{
+	pr_debug("SRQ event %s (%d)\n", ib_event_msg(event->event),
+		 event->event);
+}
+
+/**
+ * srpt_init_ch_qp() - move an IB/CM channel's queue pair to INIT
+ * @ch: SRPT RDMA channel
+ * @qp: its queue pair
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_init_ch_qp(struct srpt_rdma_ch *ch, struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
+	int mask, ret;
+
+	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE;
+	return ib_modify_qp(qp, &attr, mask);
+}
+
+/**
+ * srpt_ch_qp_rtr() - move an IB/CM channel's queue pair to RTR
+ * @ch: SRPT RDMA channel
+ * @qp: its queue pair
+ *
+ * Done before the login response is sent, so that IUs the initiator sends
+ * as soon as it has the response can be received.
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_ch_qp_rtr(struct srpt_rdma_ch *ch, struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTR };
+	int mask, ret, limit;
+
+	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	limit = ch->sport->sdev->device->attrs.max_qp_rd_atom;
+	attr.max_dest_rd_atomic = min_t(int, attr.max_dest_rd_atomic, limit);
+	return ib_modify_qp(qp, &attr, mask);
+}
+
+/**
+ * srpt_ch_qp_rts() - move an IB/CM channel's queue pair to RTS
+ * @ch: SRPT RDMA channel
+ * @qp: its queue pair
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_ch_qp_rts(struct srpt_rdma_ch *ch, struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS };
+	int mask, ret, limit;
+
+	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	limit = ch->sport->sdev->device->attrs.max_qp_init_rd_atom;
+	attr.max_rd_atomic = min_t(int, attr.max_rd_atomic, limit);
+	return ib_modify_qp(qp, &attr, mask);
+}
+
+/**
+ * srpt_ch_qp_err() - move a channel's queue pair to the error state
+ * @ch: SRPT RDMA channel
+ *
+ * Every outstanding work request then completes with a flush error.
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_ch_qp_err(struct srpt_rdma_ch *ch)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	return ib_modify_qp(ch->qp, &attr, IB_QP_STATE);
+}
+
+/**
+ * srpt_alloc_cq() - get a completion queue for a channel
+ * @ch: SRPT RDMA channel with sq_size and rq_size set
+ *
+ * Channels are spread over the device's completion vectors.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int srpt_alloc_cq(struct srpt_rdma_ch *ch)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	int nvec = max(sdev->device->num_comp_vectors, 1);
+	int vec = (u32)atomic_inc_return(&sdev->comp_vector) % nvec;
+	u32 recv = ch->use_srq ? sdev->srq_size : ch->rq_size;
+
+	ch->cq_size = ch->sq_size + recv + 1;
+	ch->cq = ib_cq_pool_get(sdev->device, ch->cq_size, vec,
+				IB_POLL_WORKQUEUE);
+	if (IS_ERR(ch->cq)) {
+		int ret = PTR_ERR(ch->cq);
+
+		ch->cq = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+/**
+ * srpt_create_qp() - create the queue pair of a channel
+ * @ch: SRPT RDMA channel with its CQ
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_create_qp(struct srpt_rdma_ch *ch)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	struct ib_qp_init_attr init = {};
+	int ret;
+
+	init.event_handler = srpt_qp_event;
+	init.qp_context = ch;
+	init.send_cq = ch->cq;
+	init.recv_cq = ch->cq;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.qp_type = IB_QPT_RC;
+	init.port_num = ch->sport->port;
+	init.cap.max_send_wr = ch->sq_size;
+	init.cap.max_rdma_ctxs = ch->rq_size;
+	init.cap.max_send_sge = min_t(u32, sdev->device->attrs.max_send_sge,
+				      32);
+	init.cap.max_recv_sge = 1;
+	if (ch->use_srq)
+		init.srq = sdev->srq;
+	else
+		init.cap.max_recv_wr = ch->rq_size;
+
+	if (ch->using_rdma_cm) {
+		ret = rdma_create_qp(ch->rdma_cm_id, sdev->pd, &init);
+		ch->qp = ret ? NULL : ch->rdma_cm_id->qp;
+	} else {
+		ch->qp = ib_create_qp(sdev->pd, &init);
+		ret = PTR_ERR_OR_ZERO(ch->qp);
+		if (ret)
+			ch->qp = NULL;
+	}
+	if (ret)
+		return ret;
+	/* One slot stays free for the zero-length write. */
+	ch->sq_wr_avail = init.cap.max_send_wr - 1;
+	return 0;
+}
+
+/**
+ * srpt_destroy_qp() - destroy the queue pair of a channel
+ * @ch: SRPT RDMA channel
+ */
+static void srpt_destroy_qp(struct srpt_rdma_ch *ch)
+{
+	if (!ch->qp)
+		return;
+	if (ch->using_rdma_cm)
+		rdma_destroy_qp(ch->rdma_cm_id);
+	else
+		ib_destroy_qp(ch->qp);
+	ch->qp = NULL;
+}
+
+/**
+ * srpt_create_ch_ib() - create the queues of a channel
+ * @ch: SRPT RDMA channel
+ *
+ * Gets a CQ from the device's CQ pool and creates the queue pair; when the
+ * QP cannot be created with the configured send queue size, retries with
+ * smaller sizes. Without SRQ the receive ring is posted here.
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	int i, ret;
+
+	for (;;) {
+		ret = srpt_alloc_cq(ch);
+		if (ret)
+			return ret;
+		ret = srpt_create_qp(ch);
+		if (!ret)
+			break;
+		ib_cq_pool_put(ch->cq, ch->cq_size);
+		ch->cq = NULL;
+		if (ch->sq_size <= 2 * SRPT_MIN_SQ_SIZE)
+			return ret;
+		ch->sq_size /= 2;
+	}
+	if (!ch->using_rdma_cm) {
+		ret = srpt_init_ch_qp(ch, ch->qp);
+		if (ret)
+			goto err;
+	}
+	if (!ch->use_srq) {
+		for (i = 0; i < ch->rq_size; i++) {
+			ret = srpt_post_recv(sdev, ch, ch->ioctx_recv_ring[i]);
+			if (ret)
+				goto err;
+		}
+	}
+	return 0;
+
+err:
+	srpt_destroy_qp(ch);
+	ib_cq_pool_put(ch->cq, ch->cq_size);
+	ch->cq = NULL;
+	return ret;
+}
+
+/**
+ * srpt_destroy_ch_ib() - release the queues of a channel
+ * @ch: SRPT RDMA channel whose work requests have all completed
+ */
+static void srpt_destroy_ch_ib(struct srpt_rdma_ch *ch)
+{
+	srpt_destroy_qp(ch);
+	if (ch->cq) {
+		ib_cq_pool_put(ch->cq, ch->cq_size);
+		ch->cq = NULL;
+	}
+}
+
+/**
+ * srpt_zerolength_write() - post a zero-length RDMA WRITE on a channel
+ * @ch: SRPT RDMA channel whose QP is in the error state
+ *
+ * Its flush completion arrives after those of every send-queue work request
+ * posted before it, so it marks the point where the send queue is drained.
+ *
+ * Return: 0 or a negative error code from ib_post_send().
+ */
+static int srpt_zerolength_write(struct srpt_rdma_ch *ch)
+{
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.next = NULL,
+			.wr_cqe = &ch->zw_cqe,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+	};
+
+	ch->zw_cqe.done = srpt_zerolength_write_done;
+	return ib_post_send(ch->qp, &wr.wr, NULL);
+}
+
+/* Channels: life cycle -------------------------------------------------- */
+
+static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_released_wq);
+
+/**
+ * srpt_ch_advance() - move a channel forward to a new state
+ * @ch: SRPT RDMA channel
+ * @new: the new state
+ *
+ * Return: true if the channel was in an earlier state and now is in @new.
+ */
+static bool srpt_ch_advance(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
+{
+	unsigned long flags;
+	bool moved = false;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	if (ch->state < new) {
+		ch->state = new;
+		moved = true;
+	}
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	return moved;
+}
+
+/**
+ * srpt_free_ch() - free a channel's memory once the last reference is gone
+ * @kref: the channel's reference count
+ */
+static void srpt_free_ch(struct kref *kref)
+{
+	kfree(container_of(kref, struct srpt_rdma_ch, kref));
+}
+
+/**
+ * srpt_disconnect_ch() - tell the initiator that the channel is going away
+ * @ch: SRPT RDMA channel
+ */
+static void srpt_disconnect_ch(struct srpt_rdma_ch *ch)
+{
+	if (ch->using_rdma_cm) {
+		rdma_disconnect(ch->rdma_cm_id);
+		return;
+	}
+	/* Before RTU a DREQ is not allowed; reject the connection instead. */
+	if (ib_send_cm_dreq(ch->ib_cm_id, NULL, 0) < 0)
+		ib_send_cm_rej(ch->ib_cm_id, IB_CM_REJ_CONSUMER_DEFINED,
+			       NULL, 0, NULL, 0);
+}
+
+/**
+ * srpt_queue_release() - mark a channel disconnected and queue its release
+ * @ch: SRPT RDMA channel
+ */
+static void srpt_queue_release(struct srpt_rdma_ch *ch)
+{
+	if (srpt_ch_advance(ch, CH_DISCONNECTED))
+		queue_work(srpt_wq, &ch->release_work);
+}
+
+/**
+ * srpt_close_ch() - close an RDMA channel
+ * @ch: SRPT RDMA channel
+ *
+ * Sends a DREQ or RDMA/CM disconnect, moves the QP to the error state and
+ * posts a zero-length write; its completion queues the release of the
+ * channel. Safe to call from any context that may sleep, more than once.
+ *
+ * Return: true if this call started closing the channel, false if it was
+ * already being closed.
+ */
+static bool srpt_close_ch(struct srpt_rdma_ch *ch)
+{
+	int ret;
+
+	if (!srpt_ch_advance(ch, CH_DISCONNECTING))
+		return false;
+	kref_get(&ch->kref);
+	pr_info("%s: closing channel\n", ch->sess_name);
+	srpt_disconnect_ch(ch);
+	ret = srpt_ch_qp_err(ch);
+	if (ret)
+		pr_err("%s: moving the QP to the error state failed (%d)\n",
+		       ch->sess_name, ret);
+	srpt_ch_advance(ch, CH_DRAINING);
+	ret = srpt_zerolength_write(ch);
+	if (ret) {
+		pr_err("%s: posting the zero-length write failed (%d)\n",
+		       ch->sess_name, ret);
+		srpt_queue_release(ch);
+	}
+	kref_put(&ch->kref, srpt_free_ch);
+	return true;
+}
+
+/**
+ * srpt_zerolength_write_done() - the send queue of a closing channel is empty
+ * @cq: completion queue
+ * @wc: work completion of the zero-length write
+ */
+static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_rdma_ch *ch = wc->qp->qp_context;
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_debug("%s: zero-length write: %s\n", ch->sess_name,
+			 ib_wc_status_msg(wc->status));
+	srpt_queue_release(ch);
+}
+
+static void srpt_fail_rw_waiters(struct srpt_rdma_ch *ch);
+
+/**
+ * srpt_drop_waiting_ius() - give back IUs that were never processed
+ * @ch: SRPT RDMA channel being released
+ */
+static void srpt_drop_waiting_ius(struct srpt_rdma_ch *ch)
+{
+	struct srpt_recv_ioctx *recv, *next;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	list_splice_init(&ch->cmd_wait_list, &list);
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	list_for_each_entry_safe(recv, next, &list, wait_list) {
+		list_del_init(&recv->wait_list);
+		if (ch->use_srq)
+			srpt_post_recv(ch->sport->sdev, ch, recv);
+	}
+}
+
+/**
+ * srpt_free_ch_rings() - free the send and receive rings of a channel
+ * @ch: SRPT RDMA channel
+ */
+static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+
+	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_ring, sdev,
+			     ch->rq_size, ch->rsp_buf_cache, DMA_TO_DEVICE);
+	ch->ioctx_ring = NULL;
+	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_recv_ring, sdev,
+			     ch->rq_size, ch->req_buf_cache, DMA_FROM_DEVICE);
+	ch->ioctx_recv_ring = NULL;
+	srpt_cache_put(ch->rsp_buf_cache);
+	ch->rsp_buf_cache = NULL;
+	srpt_cache_put(ch->req_buf_cache);
+	ch->req_buf_cache = NULL;
+}
+
+/**
+ * srpt_nexus_del_ch() - remove a channel from its I_T nexus
+ * @ch: SRPT RDMA channel
+ *
+ * Frees the nexus when its last channel leaves.
+ */
+static void srpt_nexus_del_ch(struct srpt_rdma_ch *ch)
+{
+	struct srpt_port *sport = ch->sport;
+	struct srpt_nexus *nexus = ch->nexus;
+
+	if (!nexus)
+		return;
+	mutex_lock(&sport->mutex);
+	list_del(&ch->list);
+	if (list_empty(&nexus->ch_list)) {
+		list_del(&nexus->entry);
+		kfree(nexus);
+	}
+	mutex_unlock(&sport->mutex);
+	ch->nexus = NULL;
+}
+
+/**
+ * srpt_destroy_cm_id() - destroy the connection of a channel
+ * @ch: SRPT RDMA channel
+ */
+static void srpt_destroy_cm_id(struct srpt_rdma_ch *ch)
+{
+	if (ch->using_rdma_cm) {
+		if (ch->rdma_cm_id)
+			rdma_destroy_id(ch->rdma_cm_id);
+		ch->rdma_cm_id = NULL;
+	} else {
+		if (ch->ib_cm_id)
+			ib_destroy_cm_id(ch->ib_cm_id);
+		ch->ib_cm_id = NULL;
+	}
+}
+
+/**
+ * srpt_release_channel_work() - free a disconnected channel
+ * @w: the channel's release work
+ *
+ * Stops the LIO session and waits until every command of the channel has
+ * finished, then frees the queues, the rings and the connection.
+ */
+static void srpt_release_channel_work(struct work_struct *w)
+{
+	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
+					       release_work);
+	struct srpt_port *sport = ch->sport;
+
+	srpt_drop_waiting_ius(ch);
+	srpt_fail_rw_waiters(ch);
+	if (ch->sess) {
+		target_stop_session(ch->sess);
+		target_wait_for_sess_cmds(ch->sess);
+		target_remove_session(ch->sess);
+		ch->sess = NULL;
+	}
+	if (!ch->use_srq && ch->qp)
+		ib_drain_rq(ch->qp);
+	srpt_nexus_del_ch(ch);
+	srpt_destroy_ch_ib(ch);
+	srpt_destroy_cm_id(ch);
+	srpt_free_ch_rings(ch);
+	pr_info("%s: channel released\n", ch->sess_name);
+	kref_put(&ch->kref, srpt_free_ch);
+
+	atomic_dec(&sport->refcount);
+	wake_up_all(&srpt_ch_released_wq);
+}
+
+/**
+ * srpt_close_port_chs() - close the channels of a port
+ * @sport: the port
+ * @tpg: close only the channels whose session is in this TPG; NULL: all
+ *
+ * Return: the number of channels of the port that are still open.
+ */
+static int srpt_close_port_chs(struct srpt_port *sport,
+			       struct se_portal_group *tpg)
+{
+	struct srpt_nexus *nexus;
+	struct srpt_rdma_ch *ch;
+	int open = 0;
+
+	mutex_lock(&sport->mutex);
+	list_for_each_entry(nexus, &sport->nexus_list, entry) {
+		list_for_each_entry(ch, &nexus->ch_list, list) {
+			if (tpg && (!ch->sess || ch->sess->se_tpg != tpg))
+				continue;
+			srpt_close_ch(ch);
+			open++;
+		}
+	}
+	mutex_unlock(&sport->mutex);
+	return open;
+}
+
+/**
+ * srpt_wait_port_chs() - close channels of a port and wait until they are gone
+ * @sport: the port
+ * @tpg: the TPG whose channels to close, or NULL for all
+ *
+ * Waits without a time limit but reports every 10 seconds what it waits for.
+ */
+static void srpt_wait_port_chs(struct srpt_port *sport,
+			       struct se_portal_group *tpg)
+{
+	int open;
+
+	while ((open = srpt_close_port_chs(sport, tpg)) > 0) {
+		if (!wait_event_timeout(srpt_ch_released_wq,
+					srpt_close_port_chs(sport, tpg) < open,
+					10 * HZ))
+			pr_info("port %s: waiting for %d channel(s) to close\n",
+				sport->guid_name, open);
+	}
+}
+
+/* Logins ------------------------------------------------------------------ */
+
+/**
+ * srpt_get_nexus() - find or create the I_T nexus of a login
+ * @sport: port the login arrived on
+ * @i_port_id: initiator port ID
+ * @t_port_id: target port ID
+ *
+ * Must be called with sport->mutex held.
+ *
+ * Return: the nexus or NULL.
+ */
+static struct srpt_nexus *srpt_get_nexus(struct srpt_port *sport,
+					 const u8 i_port_id[16],
+					 const u8 t_port_id[16])
+{
+	struct srpt_nexus *nexus;
+
+	lockdep_assert_held(&sport->mutex);
+	list_for_each_entry(nexus, &sport->nexus_list, entry) {
+		if (!memcmp(nexus->i_port_id, i_port_id, 16) &&
+		    !memcmp(nexus->t_port_id, t_port_id, 16))
+			return nexus;
+	}
+	nexus = kzalloc(sizeof(*nexus), GFP_KERNEL);
+	if (!nexus)
+		return NULL;
+	INIT_LIST_HEAD(&nexus->ch_list);
+	memcpy(nexus->i_port_id, i_port_id, 16);
+	memcpy(nexus->t_port_id, t_port_id, 16);
+	list_add_tail(&nexus->entry, &sport->nexus_list);
+	return nexus;
+}
+
+/**
+ * srpt_alloc_ch_rings() - allocate the send and receive rings of a channel
+ * @ch: SRPT RDMA channel with its sizes set
+ *
+ * Receive buffers hold the IU size the initiator asked for; they are placed
+ * so that immediate data starts on a 512-byte boundary.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	u32 align = 0;
+	int i;
+
+	ch->rsp_buf_cache = srpt_cache_get(ch->max_rsp_size);
+	if (!ch->rsp_buf_cache)
+		return -ENOMEM;
+	ch->ioctx_ring = (struct srpt_send_ioctx **)
+		srpt_alloc_ioctx_ring(sdev, ch->rq_size,
+				      sizeof(*ch->ioctx_ring[0]),
+				      ch->rsp_buf_cache, 0, DMA_TO_DEVICE);
+	if (!ch->ioctx_ring)
+		return -ENOMEM;
+	for (i = 0; i < ch->rq_size; i++) {
+		ch->ioctx_ring[i]->ch = ch;
+		list_add_tail(&ch->ioctx_ring[i]->free_list, &ch->free_list);
+	}
+	if (ch->use_srq)
+		return 0;
+
+	if (ch->imm_data_offset)
+		align = (SRPT_IMM_ALIGN - ch->imm_data_offset % SRPT_IMM_ALIGN) %
+			SRPT_IMM_ALIGN;
+	ch->req_buf_cache = srpt_cache_get(align + ch->max_it_iu_len);
+	if (!ch->req_buf_cache)
+		return -ENOMEM;
+	ch->ioctx_recv_ring = (struct srpt_recv_ioctx **)
+		srpt_alloc_ioctx_ring(sdev, ch->rq_size,
+				      sizeof(*ch->ioctx_recv_ring[0]),
+				      ch->req_buf_cache, align,
+				      DMA_FROM_DEVICE);
+	if (!ch->ioctx_recv_ring)
+		return -ENOMEM;
+	for (i = 0; i < ch->rq_size; i++)
+		INIT_LIST_HEAD(&ch->ioctx_recv_ring[i]->wait_list);
+	return 0;
+}
+
+/**
+ * srpt_alloc_ch() - allocate a channel for a login request
+ * @sport: port the login arrived on
+ * @req: the login request, already validated
+ * @ib_cm_id: IB/CM connection, or NULL
+ * @rdma_cm_id: RDMA/CM connection, or NULL
+ * @src_addr: initiator name used for the ACL lookup
+ *
+ * Return: the channel with its rings, or an ERR_PTR().
+ */
+static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
+					  const struct srp_login_req *req,
+					  struct ib_cm_id *ib_cm_id,
+					  struct rdma_cm_id *rdma_cm_id,
+					  const char *src_addr)
+{
+	struct srpt_device *sdev = sport->sdev;
+	const struct ib_device_attr *attrs = &sdev->device->attrs;
+	struct srpt_rdma_ch *ch;
+	u16 imm_off;
+	int ret;
+
+	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	if (!ch)
+		return ERR_PTR(-ENOMEM);
+	ch->sport = sport;
+	ch->ib_cm_id = ib_cm_id;
+	ch->rdma_cm_id = rdma_cm_id;
+	ch->using_rdma_cm = rdma_cm_id;
+	kref_init(&ch->kref);
+	spin_lock_init(&ch->recv_lock);
+	spin_lock_init(&ch->lock);
+	INIT_LIST_HEAD(&ch->free_list);
+	INIT_LIST_HEAD(&ch->rw_wait_list);
+	INIT_LIST_HEAD(&ch->cmd_wait_list);
+	INIT_LIST_HEAD(&ch->list);
+	INIT_WORK(&ch->release_work, srpt_release_channel_work);
+	ch->state = CH_CONNECTING;
+	strscpy(ch->sess_name, src_addr, sizeof(ch->sess_name));
+	memcpy(ch->t_port_id, req->target_port_id, 16);
+
+	ch->max_it_iu_len = be32_to_cpu(req->req_it_iu_len);
+	ch->max_ti_iu_len = ch->max_it_iu_len;
+	ch->max_rsp_size = sport->port_attrib.srp_max_rsp_size;
+	ch->rq_size = min_t(int, SRPT_MAX_RQ_SIZE, attrs->max_qp_wr);
+	ch->sq_size = min_t(u32, sport->port_attrib.srp_sq_size,
+			    attrs->max_qp_wr);
+	ch->use_srq = sport->port_attrib.use_srq && sdev->srq;
+	imm_off = be16_to_cpu(req->imm_data_offset);
+	if ((req->req_flags & SRP_IMMED_REQUESTED) &&
+	    imm_off >= SRPT_MIN_IMM_DATA_OFFSET && imm_off < ch->max_it_iu_len)
+		ch->imm_data_offset = imm_off;
+
+	ret = srpt_alloc_ch_rings(ch);
+	if (ret) {
+		srpt_free_ch_rings(ch);
+		kfree(ch);
+		return ERR_PTR(ret);
+	}
+	return ch;
+}
+
+/**
+ * srpt_try_session() - set up a LIO session under one initiator name
+ * @ch: SRPT RDMA channel
+ * @tpg: portal group
+ * @name: initiator name to look up among the TPG's ACLs
+ *
+ * Return: true when an ACL matched and the session is set up.
+ */
+static bool srpt_try_session(struct srpt_rdma_ch *ch,
+			     struct se_portal_group *tpg, const char *name)
+{
+	struct se_session *sess;
+
+	sess = target_setup_session(tpg, 0, 0, TARGET_PROT_NORMAL, name, ch,
+				    NULL);
+	if (IS_ERR(sess))
+		return false;
+	ch->sess = sess;
+	strscpy(ch->sess_name, name, sizeof(ch->sess_name));
+	return true;
+}
+
+/**
+ * srpt_setup_session() - find the ACL of a login and create the LIO session
+ * @ch: SRPT RDMA channel
+ * @i_port_id: initiator port ID from the login request
+ *
+ * The TPGs of both WWNs of the port are searched, enabled ones only. Each is
+ * tried with the connection's name (GUID form or IP address); WWNs in GID
+ * form are also tried with the initiator port ID as "0x" + 32 hex digits and
+ * as 32 hex digits. The first ACL that matches wins.
+ *
+ * Return: 0 or -EACCES when no ACL matches.
+ */
+static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16])
+{
+	struct srpt_port *sport = ch->sport;
+	struct srpt_port_id *ids[] = { sport->guid_id, sport->gid_id };
+	char hex[2 + 32 + 1];
+	struct srpt_tpg *stpg;
+	char name[40];
+	int i;
+
+	snprintf(hex, sizeof(hex), "0x%16phN", i_port_id);
+	strscpy(name, ch->sess_name, sizeof(name));
+	for (i = 0; i < ARRAY_SIZE(ids) && !ch->sess; i++) {
+		if (!ids[i])
+			continue;
+		mutex_lock(&ids[i]->mutex);
+		list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
+			if (!stpg->tpg.enabled)
+				continue;
+			if (srpt_try_session(ch, &stpg->tpg, name))
+				break;
+			if (ids[i]->gid_form &&
+			    (srpt_try_session(ch, &stpg->tpg, hex) ||
+			     srpt_try_session(ch, &stpg->tpg, hex + 2)))
+				break;
+		}
+		mutex_unlock(&ids[i]->mutex);
+	}
+	if (ch->sess)
+		return 0;
+	pr_info("login from %s (initiator port ID %s) refused: no ACL for it on port %s\n",
+		name, hex, sport->guid_name);
+	return -EACCES;
+}
+
+/**
+ * srpt_join_nexus() - add a new channel to its nexus, apply the multichannel
+ *	action of the login
+ * @ch: the new channel
+ * @req: the login request
+ *
+ * Return: the MULTI-CHANNEL RESULT flags of the login response, or a
+ * negative error code.
+ */
+static int srpt_join_nexus(struct srpt_rdma_ch *ch,
+			   const struct srp_login_req *req)
+{
+	struct srpt_port *sport = ch->sport;
+	struct srpt_nexus *nexus;
+	struct srpt_rdma_ch *other;
+	int flags = SRP_LOGIN_RSP_MULTICHAN_MAINTAINED;
+
+	mutex_lock(&sport->mutex);
+	nexus = srpt_get_nexus(sport, req->initiator_port_id,
+			       req->target_port_id);
+	if (!nexus) {
+		mutex_unlock(&sport->mutex);
+		return -ENOMEM;
+	}
+	if ((req->req_flags & 3) == SRP_MULTICHAN_SINGLE) {
+		flags = SRP_LOGIN_RSP_MULTICHAN_NO_CHAN;
+		list_for_each_entry(other, &nexus->ch_list, list) {
+			if (srpt_close_ch(other))
+				flags = SRP_LOGIN_RSP_MULTICHAN_TERMINATED;
+		}
+	}
+	ch->nexus = nexus;
+	list_add_tail(&ch->list, &nexus->ch_list);
+	atomic_inc(&sport->refcount);
+	mutex_unlock(&sport->mutex);
+	return flags;
+}
+
+/**
+ * srpt_build_login_rsp() - fill in a login response
+ * @ch: the new channel
+ * @req: the login request
+ * @rsp: the response
+ * @flags: MULTI-CHANNEL RESULT flags
+ */
+static void srpt_build_login_rsp(struct srpt_rdma_ch *ch,
+				 const struct srp_login_req *req,
+				 struct srp_login_rsp *rsp, int flags)
+{
+	memset(rsp, 0, sizeof(*rsp));
+	rsp->opcode = SRP_LOGIN_RSP;
+	rsp->tag = req->tag;
+	rsp->req_lim_delta = cpu_to_be32(ch->rq_size);
+	rsp->max_it_iu_len = cpu_to_be32(srp_max_req_size);
+	rsp->max_ti_iu_len = req->req_it_iu_len;
+	rsp->buf_fmt = cpu_to_be16(SRP_BUF_FORMAT_DIRECT |
+				   SRP_BUF_FORMAT_INDIRECT);
+	rsp->rsp_flags = flags;
+	if (ch->imm_data_offset)
+		rsp->rsp_flags |= SRP_LOGIN_RSP_IMMED_SUPP;
+}
+
+/**
+ * srpt_send_rej() - reject a login
+ * @ib_cm_id: IB/CM connection, or NULL
+ * @rdma_cm_id: RDMA/CM connection, or NULL
+ * @req: the login request
+ * @reason: SRP_LOGIN_REJ reason
+ */
+static void srpt_send_rej(struct ib_cm_id *ib_cm_id,
+			  struct rdma_cm_id *rdma_cm_id,
+			  const struct srp_login_req *req, u32 reason)
+{
+	struct srp_login_rej rej = {
+		.opcode = SRP_LOGIN_REJ,
+		.reason = cpu_to_be32(reason),
+		.tag = req->tag,
+		.buf_fmt = cpu_to_be16(SRP_BUF_FORMAT_DIRECT |
+				       SRP_BUF_FORMAT_INDIRECT),
+	};
+
+	if (rdma_cm_id)
+		rdma_reject(rdma_cm_id, &rej, sizeof(rej),
+			    IB_CM_REJ_CONSUMER_DEFINED);
+	else
+		ib_send_cm_rej(ib_cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
+			       &rej, sizeof(rej));
+}
+
+/**
+ * srpt_send_login_rsp() - accept the connection with the login response
+ * @ch: the new channel
+ * @rsp: the login response
+ * @resp_res: responder resources asked for by the initiator
+ * @init_depth: initiator depth offered by the initiator
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_send_login_rsp(struct srpt_rdma_ch *ch,
+			       struct srp_login_rsp *rsp, u8 resp_res,
+			       u8 init_depth)
+{
+	const struct ib_device_attr *attrs = &ch->sport->sdev->device->attrs;
+	u8 depth = min_t(int, resp_res, attrs->max_qp_init_rd_atom);
+	u8 res = min_t(int, init_depth, attrs->max_qp_rd_atom);
+	int ret;
+
+	if (ch->using_rdma_cm) {
+		struct rdma_conn_param param = {
+			.private_data = rsp,
+			.private_data_len = sizeof(*rsp),
+			.responder_resources = res,
+			.initiator_depth = depth,
+			.flow_control = 1,
+			.rnr_retry_count = 7,
+		};
+
+		return rdma_accept(ch->rdma_cm_id, &param);
+	}
+
+	ret = srpt_ch_qp_rtr(ch, ch->qp);
+	if (ret)
+		return ret;
+	{
+		struct ib_cm_rep_param param = {
+			.qp_num = ch->qp->qp_num,
+			.private_data = rsp,
+			.private_data_len = sizeof(*rsp),
+			.rnr_retry_count = 7,
+			.flow_control = 1,
+			.failover_accepted = 0,
+			.srq = ch->use_srq,
+			.responder_resources = res,
+			.initiator_depth = depth,
+		};
+
+		return ib_send_cm_rep(ch->ib_cm_id, &param);
+	}
+}
+
+/**
+ * srpt_cm_req_recv() - process a login request
+ * @sdev: HCA the request arrived on
+ * @ib_cm_id: IB/CM connection, or NULL for RDMA/CM
+ * @rdma_cm_id: RDMA/CM connection, or NULL for IB/CM
+ * @port_num: HCA port number
+ * @pkey: P_Key of the connection (informational)
+ * @req: the login request in SRP layout
+ * @src_addr: initiator name: GUID form (IB/CM) or IP address (RDMA/CM)
+ * @resp_res: responder resources asked for by the initiator
+ * @init_depth: initiator depth offered by the initiator
+ *
+ * Validate, allocate the channel, connect the QP, answer. Runs with
+ * srpt_dev_mutex held so that the device cannot go away meanwhile.
+ *
+ * Return: 0 when the login was accepted; a negative error code when it was
+ * rejected (the caller's connection is then destroyed).
+ */
+static int srpt_cm_req_recv(struct srpt_device *const sdev,
+			    struct ib_cm_id *ib_cm_id,
+			    struct rdma_cm_id *rdma_cm_id,
+			    u8 port_num, __be16 pkey,
+			    const struct srp_login_req *req,
+			    const char *src_addr, u8 resp_res, u8 init_depth)
+{
+	struct srpt_port *sport = &sdev->port[port_num - 1];
+	struct srp_login_rsp rsp;
+	struct srpt_rdma_ch *ch;
+	u32 reason;
+	int ret, flags;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	pr_info("login from %s (pkey %#06x) on %s port %u: it_iu_len %u, flags %#x\n",
+		src_addr, be16_to_cpu(pkey), dev_name(&sdev->device->dev),
+		port_num, be32_to_cpu(req->req_it_iu_len), req->req_flags);
+
+	reason = srpt_check_login(req, sport->enabled);
+	if (reason) {
+		pr_info("login from %s rejected: reason %#x\n", src_addr,
+			reason);
+		goto reject;
+	}
+	reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	ch = srpt_alloc_ch(sport, req, ib_cm_id, rdma_cm_id, src_addr);
+	if (IS_ERR(ch))
+		goto reject;
+	ret = srpt_create_ch_ib(ch);
+	if (ret) {
+		pr_err("%s: creating the queues failed (%d)\n", src_addr, ret);
+		goto free_ch;
+	}
+	if (srpt_setup_session(ch, req->initiator_port_id)) {
+		reason = SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
+		goto destroy_ib;
+	}
+	if (rdma_cm_id)
+		rdma_cm_id->context = ch;
+	else
+		ib_cm_id->context = ch;
+	flags = srpt_join_nexus(ch, req);
+	if (flags < 0)
+		goto remove_session;
+	srpt_build_login_rsp(ch, req, &rsp, flags);
+	ret = srpt_send_login_rsp(ch, &rsp, resp_res, init_depth);
+	if (ret) {
+		pr_err("%s: sending the login response failed (%d)\n",
+		       ch->sess_name, ret);
+		/* The channel is in its nexus: close it the normal way. */
+		srpt_close_ch(ch);
+		return 0;
+	}
+	pr_info("%s: login accepted, %d credits, %s, immediate data %s\n",
+		ch->sess_name, ch->rq_size, ch->use_srq ? "SRQ" : "ring",
+		ch->imm_data_offset ? "on" : "off");
+	return 0;
+
+remove_session:
+	target_remove_session(ch->sess);
+	ch->sess = NULL;
+destroy_ib:
+	srpt_destroy_ch_ib(ch);
+free_ch:
+	ch->ib_cm_id = NULL;
+	ch->rdma_cm_id = NULL;
+	srpt_free_ch_rings(ch);
+	kfree(ch);
+reject:
+	if (rdma_cm_id)
+		rdma_cm_id->context = NULL;
+	else
+		ib_cm_id->context = NULL;
+	srpt_send_rej(ib_cm_id, rdma_cm_id, req, reason);
+	return -ECONNREFUSED;
+}
+
+/* Data path: send-queue accounting ------------------------------------- */
+
+/* SRP task management response codes (SRP-2, table "RESPONSE CODE"). */
+enum {
+	SRPT_TSK_MGMT_COMPLETE		= 0x00,
+	SRPT_TSK_MGMT_FUNC_NOT_SUPP	= 0x04,
+	SRPT_TSK_MGMT_FAILED		= 0x05,
+};
+
+/* Largest data transfer one SRP_CMD may describe. */
+#define SRPT_MAX_DATA_LEN	(64U << 20)
+
+static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx);
+
+/**
+ * srpt_fail_write() - fail a write whose data-out transfer did not happen
+ * @ioctx: send context in state DATA_IN
+ *
+ * LIO answers the command with CHECK CONDITION through queue_status.
+ */
+static void srpt_fail_write(struct srpt_send_ioctx *ioctx)
+{
+	transport_generic_request_failure(&ioctx->cmd,
+					  TCM_CHECK_CONDITION_ABORT_CMD);
+}
+
+static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
+static void srpt_post_response(struct srpt_send_ioctx *ioctx);
+
+/**
+ * srpt_sq_reserve() - reserve send-queue slots or queue the command
+ * @ch: RDMA channel
+ * @ioctx: command that wants to post
+ * @n: work requests it will post
+ * @rsp: true for a response, false for the RDMA READs of a write
+ *
+ * Commands that find too few slots wait in FIFO order on rw_wait_list and
+ * are posted by srpt_sq_release() when earlier work requests complete, so
+ * the send queue never overflows and no command is dropped.
+ *
+ * Return: true when the slots are reserved and the caller may post now.
+ */
+static bool srpt_sq_reserve(struct srpt_rdma_ch *ch,
+			    struct srpt_send_ioctx *ioctx, u32 n, bool rsp)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ok = list_empty(&ch->rw_wait_list) && ch->sq_wr_avail >= n;
+	if (ok) {
+		ch->sq_wr_avail -= n;
+	} else {
+		ioctx->sq_wr_needed = n;
+		ioctx->waiting_rsp = rsp;
+		list_add_tail(&ioctx->wait_list, &ch->rw_wait_list);
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return ok;
+}
+
+/**
+ * srpt_sq_release() - give back send-queue slots and post waiting commands
+ * @ch: RDMA channel
+ * @n: number of slots whose work requests completed
+ */
+static void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
+{
+	struct srpt_send_ioctx *ioctx, *next;
+	unsigned long flags;
+	LIST_HEAD(ready);
+
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->sq_wr_avail += n;
+	list_for_each_entry_safe(ioctx, next, &ch->rw_wait_list, wait_list) {
+		if (ch->sq_wr_avail < ioctx->sq_wr_needed)
+			break;
+		ch->sq_wr_avail -= ioctx->sq_wr_needed;
+		list_move_tail(&ioctx->wait_list, &ready);
+	}
+	spin_unlock_irqrestore(&ch->lock, flags);
+
+	list_for_each_entry_safe(ioctx, next, &ready, wait_list) {
+		list_del_init(&ioctx->wait_list);
+		if (ioctx->waiting_rsp)
+			srpt_post_response(ioctx);
+		else if (srpt_post_rdma_read(ioctx))
+			srpt_fail_write(ioctx);
+	}
+}
+
+/**
+ * srpt_fail_rw_waiters() - finish the commands waiting for send-queue slots
+ * @ch: RDMA channel that is being released
+ */
+static void srpt_fail_rw_waiters(struct srpt_rdma_ch *ch)
+{
+	struct srpt_send_ioctx *ioctx, *next;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	spin_lock_irqsave(&ch->lock, flags);
+	list_splice_init(&ch->rw_wait_list, &list);
+	spin_unlock_irqrestore(&ch->lock, flags);
+
+	list_for_each_entry_safe(ioctx, next, &list, wait_list) {
+		list_del_init(&ioctx->wait_list);
+		if (ioctx->waiting_rsp) {
+			srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+			transport_generic_free_cmd(&ioctx->cmd, 0);
+		} else if (srpt_test_and_set_cmd_state(ioctx,
+				SRPT_STATE_NEED_DATA, SRPT_STATE_DATA_IN)) {
+			srpt_fail_write(ioctx);
+		}
+	}
+}
+
+/* Data path: buffers of a command --------------------------------------- */
+
+/**
+ * srpt_rdma_dir() - DMA direction of the RDMA transfer of a command
+ * @ioctx: send context
+ *
+ * Return: DMA_FROM_DEVICE for a write (RDMA READ into local pages),
+ * DMA_TO_DEVICE for a read.
+ */
+static enum dma_data_direction srpt_rdma_dir(struct srpt_send_ioctx *ioctx)
+{
+	return ioctx->dir == DMA_TO_DEVICE ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+}
+
+/**
+ * srpt_free_rw_ctxs() - release the remote-buffer contexts of a command
+ * @ch: RDMA channel
+ * @ioctx: send context
+ */
+static void srpt_free_rw_ctxs(struct srpt_rdma_ch *ch,
+			      struct srpt_send_ioctx *ioctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ioctx->n_rw_ctx; i++) {
+		struct srpt_rw_ctx *ctx = &ioctx->rw_ctxs[i];
+
+		rdma_rw_ctx_destroy(&ctx->rw, ch->qp, ch->sport->port, ctx->sg,
+				    ctx->nents, srpt_rdma_dir(ioctx));
+		target_free_sgl(ctx->sg, ctx->nents);
+	}
+	if (ioctx->rw_ctxs != &ioctx->s_rw_ctx)
+		kfree(ioctx->rw_ctxs);
+	ioctx->rw_ctxs = NULL;
+	ioctx->n_rw_ctx = 0;
+	ioctx->n_rdma = 0;
+}
+
+/**
+ * srpt_alloc_rw_ctxs() - allocate local buffers for remote descriptors
+ * @ch: RDMA channel
+ * @ioctx: send context, with @dir set
+ * @db: remote buffer descriptors
+ * @nbufs: number of descriptors
+ * @sg: result: local scatterlist, the sections chained together
+ * @sg_cnt: result: number of entries in @sg
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_alloc_rw_ctxs(struct srpt_rdma_ch *ch,
+			      struct srpt_send_ioctx *ioctx,
+			      const struct srp_direct_buf *db, u32 nbufs,
+			      struct scatterlist **sg, unsigned int *sg_cnt)
+{
+	struct scatterlist *prev = NULL;
+	unsigned int prev_nents = 0;
+	u32 i;
+	int ret;
+
+	if (nbufs == 1)
+		ioctx->rw_ctxs = &ioctx->s_rw_ctx;
+	else
+		ioctx->rw_ctxs = kmalloc_array(nbufs, sizeof(*ioctx->rw_ctxs),
+					       GFP_KERNEL);
+	if (!ioctx->rw_ctxs)
+		return -ENOMEM;
+
+	for (i = 0; i < nbufs; i++) {
+		struct srpt_rw_ctx *ctx = &ioctx->rw_ctxs[ioctx->n_rw_ctx];
+		u32 size = be32_to_cpu(db[i].len);
+
+		if (!size)
+			continue;
+		ret = target_alloc_sgl(&ctx->sg, &ctx->nents, size, false,
+				       i < nbufs - 1);
+		if (ret)
+			goto unwind;
+		ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->sport->port,
+				       ctx->sg, ctx->nents, 0,
+				       be64_to_cpu(db[i].va),
+				       be32_to_cpu(db[i].key),
+				       srpt_rdma_dir(ioctx));
+		if (ret < 0) {
+			target_free_sgl(ctx->sg, ctx->nents);
+			goto unwind;
+		}
+		ioctx->n_rdma += ret;
+		ioctx->n_rw_ctx++;
+		if (prev)
+			sg_chain(prev, prev_nents + 1, ctx->sg);
+		else
+			*sg = ctx->sg;
+		prev = ctx->sg;
+		prev_nents = ctx->nents;
+		*sg_cnt += ctx->nents;
+	}
+	if (prev)
+		sg_mark_end(&prev[prev_nents - 1]);
+	/* The response needs one more slot; more than the queue holds never fits. */
+	if (ioctx->n_rdma + 1 > ch->sq_size) {
+		ret = -EINVAL;
+		goto unwind;
+	}
+	return 0;
+
+unwind:
+	srpt_free_rw_ctxs(ch, ioctx);
+	*sg = NULL;
+	*sg_cnt = 0;
+	return ret;
+}
+
+/**
+ * srpt_setup_imm() - point a command at its immediate data
+ * @recv_ioctx: receive context holding the IU
+ * @ioctx: send context
+ * @info: parsed descriptors
+ * @sg: result: scatterlist of the data
+ * @sg_cnt: result: number of entries in @sg
+ *
+ * Data on a 512-byte boundary is used in place and the receive buffer is
+ * kept until the response is sent; other data is copied so that no backend
+ * ever sees a misaligned buffer.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int srpt_setup_imm(struct srpt_recv_ioctx *recv_ioctx,
+			  struct srpt_send_ioctx *ioctx,
+			  const struct srpt_desc_info *info,
+			  struct scatterlist **sg, unsigned int *sg_cnt)
+{
+	void *data = recv_ioctx->ioctx.buf + recv_ioctx->ioctx.offset +
+		info->imm_off;
+
+	if (!info->imm_len)
+		return 0;
+	if (IS_ALIGNED((unsigned long)data, SRPT_IMM_ALIGN)) {
+		sg_init_one(&ioctx->imm_sg, data, info->imm_len);
+		ioctx->recv_ioctx = recv_ioctx;
+		*sg = &ioctx->imm_sg;
+		*sg_cnt = 1;
+		return 0;
+	}
+	if (target_alloc_sgl(&ioctx->bounce_sg, &ioctx->bounce_nents,
+			     info->imm_len, false, false))
+		return -ENOMEM;
+	sg_copy_from_buffer(ioctx->bounce_sg, ioctx->bounce_nents, data,
+			    info->imm_len);
+	*sg = ioctx->bounce_sg;
+	*sg_cnt = ioctx->bounce_nents;
+	return 0;
+}
+
+/**
+ * srpt_get_desc_tbl() - parse the data descriptors of an SRP_CMD request
+ * @recv_ioctx: I/O context associated with the received command @srp_cmd
+ * @ioctx: I/O context that will be used for responding to the initiator
+ * @srp_cmd: pointer to the SRP_CMD request data
+ * @dir: result: data direction, DMA_TO_DEVICE, DMA_FROM_DEVICE or DMA_NONE
+ * @sg: result: scatterlist of the local data buffer
+ * @sg_cnt: result: number of entries in @sg
+ * @data_len: result: data length described by the descriptors
+ * @imm_data_offset: offset of immediate data negotiated at login, or 0
+ *
+ * Checks every descriptor against the number of bytes received, allocates
+ * the local buffers and prepares the RDMA transfers.
+ *
+ * Return: 0, -EINVAL for a malformed or unsupported command, -ENOMEM.
+ */
+static int srpt_get_desc_tbl(struct srpt_recv_ioctx *recv_ioctx,
+			     struct srpt_send_ioctx *ioctx,
+			     struct srp_cmd *srp_cmd,
+			     enum dma_data_direction *dir,
+			     struct scatterlist **sg, unsigned int *sg_cnt,
+			     u64 *data_len, u16 imm_data_offset)
+{
+	struct srpt_desc_info info;
+	int ret;
+
+	*sg = NULL;
+	*sg_cnt = 0;
+	*data_len = 0;
+	*dir = DMA_NONE;
+	ret = srpt_parse_cmd_bufs(srp_cmd, recv_ioctx->byte_len,
+				  imm_data_offset, &info);
+	if (ret)
+		return ret;
+	if (info.data_len > SRPT_MAX_DATA_LEN)
+		return -EINVAL;
+	ioctx->dir = info.dir;
+	switch (info.fmt) {
+	case SRP_DATA_DESC_IMM:
+		ret = srpt_setup_imm(recv_ioctx, ioctx, &info, sg, sg_cnt);
+		break;
+	case SRP_DATA_DESC_DIRECT:
+	case SRP_DATA_DESC_INDIRECT:
+		ret = srpt_alloc_rw_ctxs(ioctx->ch, ioctx, info.bufs,
+					 info.nbufs, sg, sg_cnt);
+		break;
+	default:
+		ret = 0;
+		break;
+	}
+	if (ret)
+		return ret;
+	*dir = info.dir;
+	*data_len = info.data_len;
+	ioctx->data_len = info.data_len;
+	return 0;
+}
+
+/**
+ * srpt_release_recv_held() - give back a receive buffer used in place
+ * @ioctx: send context
+ */
+static void srpt_release_recv_held(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_recv_ioctx *recv_ioctx = ioctx->recv_ioctx;
+
+	if (!recv_ioctx)
+		return;
+	ioctx->recv_ioctx = NULL;
+	srpt_recycle_recv(ioctx->ch, recv_ioctx, true);
+}
+
+/**
+ * srpt_free_cmd_bufs() - release everything a command holds but its context
+ * @ioctx: send context
+ */
+static void srpt_free_cmd_bufs(struct srpt_send_ioctx *ioctx)
+{
+	srpt_free_rw_ctxs(ioctx->ch, ioctx);
+	if (ioctx->bounce_sg) {
+		target_free_sgl(ioctx->bounce_sg, ioctx->bounce_nents);
+		ioctx->bounce_sg = NULL;
+	}
+	srpt_release_recv_held(ioctx);
+}
+
+/* Data path: receiving IUs ---------------------------------------------- */
+
+static void srpt_process_wait_list(struct srpt_rdma_ch *ch);
+
+/**
+ * srpt_task_attr() - LIO task attribute of an SRP task attribute
+ * @attr: TASK ATTRIBUTE field of SRP_CMD
+ *
+ * Return: TCM_SIMPLE_TAG, TCM_HEAD_TAG, TCM_ACA_TAG or, for ORDERED and
+ * anything unknown, TCM_ORDERED_TAG.
+ */
+static int srpt_task_attr(u8 attr)
+{
+	switch (attr & 7) {
+	case 0:
+		return TCM_SIMPLE_TAG;
+	case 1:
+		return TCM_HEAD_TAG;
+	case 4:
+		return TCM_ACA_TAG;
+	default:
+		return TCM_ORDERED_TAG;
+	}
+}
+
+/**
+ * srpt_cmd_fail_early() - answer an SRP_CMD that cannot be executed
+ * @ioctx: send context whose LIO command was initialised
+ * @reason: sense to report
+ *
+ * The command gets CHECK CONDITION with sense data and never reaches a
+ * backstore.
+ */
+static void srpt_cmd_fail_early(struct srpt_send_ioctx *ioctx,
+				sense_reason_t reason)
+{
+	struct se_cmd *cmd = &ioctx->cmd;
+
+	cmd->t_task_cdb = cmd->__t_task_cdb;
+	transport_send_check_condition_and_sense(cmd, reason, 0);
+	target_put_sess_cmd(cmd);
+}
+
+/**
+ * srpt_handle_cmd() - process an SRP_CMD information unit
+ * @ch: SRPT RDMA channel
+ * @recv_ioctx: receive I/O context holding the IU
+ * @send_ioctx: send I/O context for the command
+ *
+ * A malformed command is answered with CHECK CONDITION, ILLEGAL REQUEST,
+ * INVALID FIELD IN COMMAND INFORMATION UNIT.
+ */
+static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
+			    struct srpt_recv_ioctx *recv_ioctx,
+			    struct srpt_send_ioctx *send_ioctx)
+{
+	struct srp_cmd *srp_cmd = recv_ioctx->ioctx.buf +
+		recv_ioctx->ioctx.offset;
+	u32 len = recv_ioctx->byte_len;
+	sense_reason_t reason = TCM_NO_SENSE;
+	enum dma_data_direction dir;
+	struct scatterlist *sg;
+	unsigned int sg_cnt;
+	u64 data_len, lun = 0;
+	int ret;
+
+	if (len < offsetof(struct srp_cmd, tag) + sizeof(srp_cmd->tag)) {
+		pr_warn("%s: SRP_CMD of %u bytes dropped\n", ch->sess_name,
+			len);
+		srpt_put_send_ioctx(send_ioctx);
+		srpt_recycle_recv(ch, recv_ioctx, true);
+		return;
+	}
+	send_ioctx->tag = srp_cmd->tag;
+	if (len >= offsetof(struct srp_cmd, lun) + sizeof(srp_cmd->lun))
+		lun = scsilun_to_int(&srp_cmd->lun);
+
+	ret = srpt_get_desc_tbl(recv_ioctx, send_ioctx, srp_cmd, &dir, &sg,
+				&sg_cnt, &data_len, ch->imm_data_offset);
+	if (ret) {
+		pr_debug("%s: tag %#llx: bad data descriptors (%d)\n",
+			 ch->sess_name, srp_cmd->tag, ret);
+		reason = ret == -ENOMEM ? TCM_OUT_OF_RESOURCES :
+			TCM_INVALID_FIELD_IN_COMMAND_IU;
+	}
+
+	send_ioctx->cmd.tag = srp_cmd->tag;
+	ret = target_init_cmd(&send_ioctx->cmd, ch->sess,
+			      send_ioctx->sense_data, lun, data_len,
+			      reason ? TCM_SIMPLE_TAG :
+			      srpt_task_attr(srp_cmd->task_attr), dir,
+			      TARGET_SCF_ACK_KREF);
+	if (ret) {
+		/* The session is being stopped. */
+		srpt_free_cmd_bufs(send_ioctx);
+		srpt_put_send_ioctx(send_ioctx);
+		srpt_recycle_recv(ch, recv_ioctx, true);
+		return;
+	}
+	if (!send_ioctx->recv_ioctx)
+		srpt_recycle_recv(ch, recv_ioctx, true);
+	if (reason) {
+		srpt_cmd_fail_early(send_ioctx, reason);
+		return;
+	}
+	if (target_submit_prep(&send_ioctx->cmd, srp_cmd->cdb, sg, sg_cnt,
+			       NULL, 0, NULL, 0, GFP_KERNEL))
+		return;
+	target_submit(&send_ioctx->cmd);
+}
+
+/**
+ * srpt_tmr_func() - LIO task management function of an SRP one
+ * @func: TASK MANAGEMENT FLAGS field of SRP_TSK_MGMT
+ *
+ * Return: the TMR_* value; TMR_UNKNOWN makes LIO answer "not supported".
+ */
+static u8 srpt_tmr_func(u8 func)
+{
+	switch (func) {
+	case SRP_TSK_ABORT_TASK:
+		return TMR_ABORT_TASK;
+	case SRP_TSK_ABORT_TASK_SET:
+		return TMR_ABORT_TASK_SET;
+	case SRP_TSK_CLEAR_TASK_SET:
+		return TMR_CLEAR_TASK_SET;
+	case SRP_TSK_LUN_RESET:
+		return TMR_LUN_RESET;
+	case SRP_TSK_CLEAR_ACA:
+		return TMR_CLEAR_ACA;
+	default:
+		return TMR_UNKNOWN;
+	}
+}
+
+/**
+ * srpt_handle_tsk_mgmt() - process an SRP_TSK_MGMT information unit
+ * @ch: SRPT RDMA channel
+ * @recv_ioctx: receive I/O context holding the IU
+ * @send_ioctx: send I/O context for the response
+ *
+ * The function is handed to LIO; its answer comes back through
+ * srpt_queue_tm_rsp().
+ */
+static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
+				 struct srpt_recv_ioctx *recv_ioctx,
+				 struct srpt_send_ioctx *send_ioctx)
+{
+	struct srp_tsk_mgmt *tsk = recv_ioctx->ioctx.buf +
+		recv_ioctx->ioctx.offset;
+	u64 lun, task_tag;
+	u8 func;
+	int ret;
+
+	if (recv_ioctx->byte_len < sizeof(*tsk)) {
+		pr_warn("%s: SRP_TSK_MGMT of %u bytes dropped\n",
+			ch->sess_name, recv_ioctx->byte_len);
+		srpt_put_send_ioctx(send_ioctx);
+		srpt_recycle_recv(ch, recv_ioctx, true);
+		return;
+	}
+	send_ioctx->tag = tsk->tag;
+	send_ioctx->cmd.tag = tsk->tag;
+	lun = scsilun_to_int(&tsk->lun);
+	task_tag = tsk->task_tag;
+	func = tsk->tsk_mgmt_func;
+	srpt_set_cmd_state(send_ioctx, SRPT_STATE_MGMT);
+	srpt_recycle_recv(ch, recv_ioctx, true);
+
+	pr_debug("%s: TMF %#x lun %llu task %#llx\n", ch->sess_name, func,
+		 lun, task_tag);
+	ret = target_submit_tmr(&send_ioctx->cmd, ch->sess, NULL, lun, NULL,
+				srpt_tmr_func(func), GFP_KERNEL, task_tag,
+				TARGET_SCF_ACK_KREF);
+	if (ret) {
+		pr_debug("%s: TMF not submitted (%d)\n", ch->sess_name, ret);
+		srpt_put_send_ioctx(send_ioctx);
+	}
+}
+
+/**
+ * srpt_handle_new_iu() - process a newly received information unit
+ * @ch: RDMA channel through which the information unit has been received
+ * @recv_ioctx: receive I/O context associated with the information unit
+ *
+ * Return: true when the IU was consumed; false when it has to wait for a
+ * free send context (the caller queues it).
+ */
+static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
+			       struct srpt_recv_ioctx *recv_ioctx)
+{
+	const u8 *iu = recv_ioctx->ioctx.buf + recv_ioctx->ioctx.offset;
+	struct srpt_send_ioctx *send_ioctx;
+	u8 opcode;
+
+	if (recv_ioctx->byte_len < 1) {
+		srpt_recycle_recv(ch, recv_ioctx, true);
+		return true;
+	}
+	opcode = iu[0];
+	switch (opcode) {
+	case SRP_CMD:
+	case SRP_TSK_MGMT:
+		send_ioctx = srpt_get_send_ioctx(ch);
+		if (!send_ioctx)
+			return false;
+		if (opcode == SRP_CMD)
+			srpt_handle_cmd(ch, recv_ioctx, send_ioctx);
+		else
+			srpt_handle_tsk_mgmt(ch, recv_ioctx, send_ioctx);
+		return true;
+	case SRP_I_LOGOUT:
+		pr_info("%s: initiator logged out\n", ch->sess_name);
+		srpt_close_ch(ch);
+		srpt_recycle_recv(ch, recv_ioctx, false);
+		return true;
+	case SRP_CRED_RSP:
+	case SRP_AER_RSP:
+		/* Answers to target requests consume no credit. */
+		srpt_recycle_recv(ch, recv_ioctx, false);
+		return true;
+	default:
+		pr_warn_ratelimited("%s: IU with unknown opcode %#x ignored\n",
+				    ch->sess_name, opcode);
+		srpt_recycle_recv(ch, recv_ioctx, true);
+		return true;
+	}
+}
+
+/**
+ * srpt_process_wait_list() - process the IUs that had to wait
+ * @ch: RDMA channel
+ *
+ * IUs wait when they arrive before the channel is live, or when no send
+ * context was free. They are processed in arrival order by one caller at a
+ * time.
+ */
+static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
+{
+	struct srpt_recv_ioctx *recv_ioctx;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	if (ch->processing_wait_list) {
+		spin_unlock_irqrestore(&ch->recv_lock, flags);
+		return;
+	}
+	ch->processing_wait_list = true;
+	while (ch->state == CH_LIVE &&
+	       (recv_ioctx = list_first_entry_or_null(&ch->cmd_wait_list,
+				struct srpt_recv_ioctx, wait_list))) {
+		list_del_init(&recv_ioctx->wait_list);
+		spin_unlock_irqrestore(&ch->recv_lock, flags);
+		if (!srpt_handle_new_iu(ch, recv_ioctx)) {
+			spin_lock_irqsave(&ch->recv_lock, flags);
+			list_add(&recv_ioctx->wait_list, &ch->cmd_wait_list);
+			break;
+		}
+		spin_lock_irqsave(&ch->recv_lock, flags);
+	}
+	ch->processing_wait_list = false;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+}
+
+/**
+ * srpt_recv_done() - receive completion handler
+ * @cq: completion queue
+ * @wc: work completion
+ */
+static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_rdma_ch *ch = wc->qp->qp_context;
+	struct srpt_recv_ioctx *recv_ioctx =
+		container_of(wc->wr_cqe, struct srpt_recv_ioctx, ioctx.cqe);
+	unsigned long flags;
+	bool wait;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			pr_info("%s: receive failed: %s\n", ch->sess_name,
+				ib_wc_status_msg(wc->status));
+			srpt_close_ch(ch);
+		}
+		if (ch->use_srq)
+			srpt_post_recv(ch->sport->sdev, ch, recv_ioctx);
+		return;
+	}
+	recv_ioctx->byte_len = wc->byte_len;
+	recv_ioctx->ch = ch;
+	ib_dma_sync_single_for_cpu(ch->sport->sdev->device,
+				   recv_ioctx->ioctx.dma +
+				   recv_ioctx->ioctx.offset,
+				   wc->byte_len, DMA_FROM_DEVICE);
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	if (ch->state > CH_LIVE) {
+		spin_unlock_irqrestore(&ch->recv_lock, flags);
+		srpt_recycle_recv(ch, recv_ioctx, false);
+		return;
+	}
+	wait = ch->state == CH_CONNECTING || ch->processing_wait_list ||
+		!list_empty(&ch->cmd_wait_list);
+	if (wait)
+		list_add_tail(&recv_ioctx->wait_list, &ch->cmd_wait_list);
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+
+	if (wait) {
+		srpt_process_wait_list(ch);
+	} else if (!srpt_handle_new_iu(ch, recv_ioctx)) {
+		spin_lock_irqsave(&ch->recv_lock, flags);
+		list_add_tail(&recv_ioctx->wait_list, &ch->cmd_wait_list);
+		spin_unlock_irqrestore(&ch->recv_lock, flags);
+	}
+}
+
+/**
+ * srpt_cm_rtu_recv() - the initiator confirmed the connection
+ * @ch: SRPT RDMA channel
+ *
+ * Moves an IB/CM queue pair to RTS, makes the channel live and processes
+ * the IUs that arrived in the meantime.
+ */
+static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
+{
+	int ret;
+
+	if (!ch->using_rdma_cm) {
+		ret = srpt_ch_qp_rts(ch, ch->qp);
+		if (ret) {
+			pr_err("%s: moving the QP to RTS failed (%d)\n",
+			       ch->sess_name, ret);
+			srpt_close_ch(ch);
+			return;
+		}
+	}
+	if (srpt_ch_advance(ch, CH_LIVE)) {
+		pr_debug("%s: channel live\n", ch->sess_name);
+		srpt_process_wait_list(ch);
+	}
+}
+
+/* Data path: transfers and responses ------------------------------------ */
+
+/**
+ * srpt_post_rdma_read() - post the RDMA READs of a write command
+ * @ioctx: send context whose send-queue slots are reserved
+ *
+ * Return: 0 or the error of ib_post_send(); on error the slots are given
+ * back.
+ */
+static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	struct ib_send_wr *first = NULL;
+	int i, ret;
+
+	ioctx->rdma_cqe.done = srpt_rdma_read_done;
+	for (i = ioctx->n_rw_ctx - 1; i >= 0; i--)
+		first = rdma_rw_ctx_wrs(&ioctx->rw_ctxs[i].rw, ch->qp,
+					ch->sport->port,
+					first ? NULL : &ioctx->rdma_cqe, first);
+	ret = ib_post_send(ch->qp, first, NULL);
+	if (ret) {
+		pr_err("%s: posting RDMA READs failed (%d)\n", ch->sess_name,
+		       ret);
+		srpt_sq_release(ch, ioctx->n_rdma);
+	}
+	return ret;
+}
+
+/**
+ * srpt_rdma_read_done() - the data-out buffer of a write has arrived
+ * @cq: completion queue
+ * @wc: work completion of the last RDMA READ
+ *
+ * Hands the command to LIO for execution; LIO itself notices when the
+ * command was aborted meanwhile.
+ */
+static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_rdma_ch *ch = wc->qp->qp_context;
+	struct srpt_send_ioctx *ioctx =
+		container_of(wc->wr_cqe, struct srpt_send_ioctx, rdma_cqe);
+
+	srpt_sq_release(ch, ioctx->n_rdma);
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			pr_info("%s: RDMA READ failed: %s\n", ch->sess_name,
+				ib_wc_status_msg(wc->status));
+			srpt_close_ch(ch);
+		}
+		if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
+						SRPT_STATE_DATA_IN))
+			srpt_fail_write(ioctx);
+		return;
+	}
+	if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
+					SRPT_STATE_DATA_IN))
+		target_execute_cmd(&ioctx->cmd);
+	else
+		pr_err("%s: tag %#llx: RDMA READ done in state %d\n",
+		       ch->sess_name, ioctx->tag, ioctx->state);
+}
+
+/**
+ * srpt_build_cmd_rsp() - build an SRP_RSP for a SCSI command
+ * @ch: RDMA channel through which the request has been received
+ * @ioctx: I/O context of the command; the response goes into its buffer
+ * @tag: tag of the request
+ * @status: SCSI status byte
+ *
+ * Carries the residual counts and, for CHECK CONDITION, as much sense data
+ * as fits into both the initiator's and our IU size. Also returns the
+ * credits accumulated since the previous response.
+ *
+ * Return: length of the response in bytes.
+ */
+static int srpt_build_cmd_rsp(struct srpt_rdma_ch *ch,
+			      struct srpt_send_ioctx *ioctx, u64 tag,
+			      int status)
+{
+	struct se_cmd *cmd = &ioctx->cmd;
+	struct srp_rsp *rsp = ioctx->ioctx.buf;
+	u32 room = min(ch->max_ti_iu_len, ch->max_rsp_size) - sizeof(*rsp);
+	u32 sense_len = 0;
+
+	memset(rsp, 0, sizeof(*rsp));
+	rsp->opcode = SRP_RSP;
+	rsp->req_lim_delta = cpu_to_be32(srpt_credit_take(ch));
+	rsp->tag = tag;
+	rsp->status = status;
+
+	if (cmd->se_cmd_flags & (SCF_UNDERFLOW_BIT | SCF_OVERFLOW_BIT)) {
+		bool under = cmd->se_cmd_flags & SCF_UNDERFLOW_BIT;
+		__be32 resid = cpu_to_be32(cmd->residual_count);
+
+		if (cmd->data_direction == DMA_TO_DEVICE) {
+			rsp->flags |= under ? SRP_RSP_FLAG_DOUNDER :
+				SRP_RSP_FLAG_DOOVER;
+			rsp->data_out_res_cnt = resid;
+		} else if (cmd->data_direction == DMA_FROM_DEVICE) {
+			rsp->flags |= under ? SRP_RSP_FLAG_DIUNDER :
+				SRP_RSP_FLAG_DIOVER;
+			rsp->data_in_res_cnt = resid;
+		}
+	}
+	if (status == SAM_STAT_CHECK_CONDITION && cmd->scsi_sense_length) {
+		sense_len = min_t(u32, cmd->scsi_sense_length, room);
+		sense_len = min_t(u32, sense_len, TRANSPORT_SENSE_BUFFER);
+		rsp->flags |= SRP_RSP_FLAG_SNSVALID;
+		rsp->sense_data_len = cpu_to_be32(sense_len);
+		memcpy(rsp->data, cmd->sense_buffer, sense_len);
+	}
+	return sizeof(*rsp) + sense_len;
+}
+
+/**
+ * srpt_build_tskmgmt_rsp() - build a task management response
+ * @ch: RDMA channel through which the request has been received
+ * @ioctx: I/O context in which the response is built
+ * @rsp_code: SRP task management response code
+ * @tag: tag of the request
+ *
+ * Return: length of the response in bytes.
+ */
+static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch,
+				  struct srpt_send_ioctx *ioctx, u8 rsp_code,
+				  u64 tag)
+{
+	struct srp_rsp *rsp = ioctx->ioctx.buf;
+
+	memset(rsp, 0, sizeof(*rsp) + 4);
+	rsp->opcode = SRP_RSP;
+	rsp->req_lim_delta = cpu_to_be32(srpt_credit_take(ch));
+	rsp->tag = tag;
+	rsp->flags = SRP_RSP_FLAG_RSPVALID;
+	rsp->resp_data_len = cpu_to_be32(4);
+	rsp->data[3] = rsp_code;
+	return sizeof(*rsp) + 4;
+}
+
+static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/**
+ * srpt_post_response() - post a response, behind the data-in transfer
+ * @ioctx: send context whose send-queue slots are reserved
+ *
+ * The RDMA WRITEs of the data-in buffer (when sq_wr_held > 1) are chained
+ * in front of the SEND of the response, so one post carries them all and
+ * one completion retires them.
+ */
+static void srpt_post_response(struct srpt_send_ioctx *ioctx)
+{
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	struct srpt_device *sdev = ch->sport->sdev;
+	struct ib_sge sge = {
+		.addr = ioctx->ioctx.dma,
+		.length = ioctx->rsp_len,
+		.lkey = sdev->lkey,
+	};
+	struct ib_send_wr send_wr = {
+		.wr_cqe = &ioctx->ioctx.cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	struct ib_send_wr *first = &send_wr;
+	int i, ret;
+
+	ioctx->ioctx.cqe.done = srpt_send_done;
+	ib_dma_sync_single_for_device(sdev->device, ioctx->ioctx.dma,
+				      ioctx->rsp_len, DMA_TO_DEVICE);
+	if (ioctx->sq_wr_held > 1)
+		for (i = ioctx->n_rw_ctx - 1; i >= 0; i--)
+			first = rdma_rw_ctx_wrs(&ioctx->rw_ctxs[i].rw, ch->qp,
+						ch->sport->port, NULL, first);
+	ret = ib_post_send(ch->qp, first, NULL);
+	if (ret) {
+		pr_err("%s: posting the response failed (%d)\n",
+		       ch->sess_name, ret);
+		srpt_sq_release(ch, ioctx->sq_wr_held);
+		srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+		transport_generic_free_cmd(&ioctx->cmd, 0);
+	}
+}
+
+/**
+ * srpt_tmr_rsp_code() - SRP response code of a LIO TMR response
+ * @response: TMR_* response
+ *
+ * Return: SRP task management response code.
+ */
+static u8 srpt_tmr_rsp_code(u8 response)
+{
+	switch (response) {
+	case TMR_FUNCTION_COMPLETE:
+		return SRPT_TSK_MGMT_COMPLETE;
+	case TMR_FUNCTION_REJECTED:
+	case TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED:
+		return SRPT_TSK_MGMT_FUNC_NOT_SUPP;
+	default:
+		return SRPT_TSK_MGMT_FAILED;
+	}
+}
+
+/**
+ * srpt_queue_response() - transmit the response to a SCSI command or TMF
+ * @cmd: SCSI target command
+ *
+ * For a read the RDMA WRITEs of the data go first, unless only status is to
+ * be sent. A receive buffer held for immediate data is given back before the
+ * response leaves, so the credit the response returns is backed by a posted
+ * buffer.
+ */
+static void srpt_queue_response(struct se_cmd *cmd)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(cmd, struct srpt_send_ioctx, cmd);
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	bool tmr = cmd->se_cmd_flags & SCF_SCSI_TMR_CDB;
+	enum srpt_command_state prev;
+	u32 n = 1;
+
+	prev = srpt_set_cmd_state(ioctx, tmr ? SRPT_STATE_MGMT_RSP_SENT :
+				  SRPT_STATE_CMD_RSP_SENT);
+	if (prev == SRPT_STATE_DONE || prev == SRPT_STATE_CMD_RSP_SENT ||
+	    prev == SRPT_STATE_MGMT_RSP_SENT) {
+		pr_err("%s: tag %#llx: response queued in state %d\n",
+		       ch->sess_name, ioctx->tag, prev);
+		return;
+	}
+	srpt_release_recv_held(ioctx);
+
+	if (tmr) {
+		u8 code = srpt_tmr_rsp_code(cmd->se_tmr_req->response);
+
+		ioctx->rsp_len = srpt_build_tskmgmt_rsp(ch, ioctx, code,
+							ioctx->tag);
+	} else {
+		ioctx->rsp_len = srpt_build_cmd_rsp(ch, ioctx, ioctx->tag,
+						    cmd->scsi_status);
+		if (!ioctx->status_only && ioctx->n_rw_ctx &&
+		    cmd->data_direction == DMA_FROM_DEVICE) {
+			/* Never send stale page contents past the data. */
+			if (cmd->data_length < ioctx->data_len)
+				sg_zero_buffer(ioctx->rw_ctxs[0].sg,
+					       cmd->t_data_nents,
+					       ioctx->data_len -
+					       cmd->data_length,
+					       cmd->data_length);
+			n += ioctx->n_rdma;
+		}
+	}
+	ioctx->sq_wr_held = n;
+
+	if (READ_ONCE(ch->state) > CH_LIVE) {
+		srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+		transport_generic_free_cmd(cmd, 0);
+		return;
+	}
+	if (srpt_sq_reserve(ch, ioctx, n, true))
+		srpt_post_response(ioctx);
+}
+
+/**
+ * srpt_send_done() - a response was sent (or flushed)
+ * @cq: completion queue
+ * @wc: work completion of the SEND
+ *
+ * Releases the command to LIO, gives back the send-queue slots and lets
+ * IUs that waited for a send context go ahead.
+ */
+static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(wc->wr_cqe, struct srpt_send_ioctx, ioctx.cqe);
+	struct srpt_rdma_ch *ch = ioctx->ch;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS &&
+		     wc->status != IB_WC_WR_FLUSH_ERR)) {
+		pr_info("%s: sending a response failed: %s\n", ch->sess_name,
+			ib_wc_status_msg(wc->status));
+		srpt_close_ch(ch);
+	}
+	srpt_sq_release(ch, ioctx->sq_wr_held);
+	if (ioctx->cred_req) {
+		srpt_put_send_ioctx(ioctx);
+	} else {
+		srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+		transport_generic_free_cmd(&ioctx->cmd, 0);
+	}
+	srpt_process_wait_list(ch);
+}
+
+/* Connection management -------------------------------------------------- */
+
+/**
+ * srpt_ib_cm_req_recv() - process an IB/CM connection request
+ * @sdev: HCA that received the request
+ * @cm_id: the new connection
+ * @param: request parameters
+ * @private_data: the SRP login request
+ *
+ * Return: 0 when accepted; non-zero makes IB/CM destroy @cm_id.
+ */
+static int srpt_ib_cm_req_recv(struct srpt_device *sdev,
+			       struct ib_cm_id *cm_id,
+			       const struct ib_cm_req_event_param *param,
+			       void *private_data)
+{
+	char src[40];
+	int ret;
+
+	srpt_format_guid_name(src, sizeof(src), &param->primary_path->dgid);
+	mutex_lock(&srpt_dev_mutex);
+	ret = srpt_cm_req_recv(sdev, cm_id, NULL, param->port,
+			       param->primary_path->pkey, private_data, src,
+			       param->responder_resources,
+			       param->initiator_depth);
+	mutex_unlock(&srpt_dev_mutex);
+	return ret;
+}
+
+/**
+ * srpt_cm_handler() - IB connection manager callback function
+ * @cm_id: IB/CM connection identifier
+ * @event: IB/CM event
+ *
+ * Return: 0, or non-zero for a rejected connection request, which makes
+ * IB/CM destroy @cm_id.
+ */
+static int srpt_cm_handler(struct ib_cm_id *cm_id,
+			   const struct ib_cm_event *event)
+{
+	struct srpt_rdma_ch *ch = cm_id->context;
+
+	switch (event->event) {
+	case IB_CM_REQ_RECEIVED:
+		return srpt_ib_cm_req_recv(cm_id->context, cm_id,
+					   &event->param.req_rcvd,
+					   event->private_data);
+	case IB_CM_RTU_RECEIVED:
+	case IB_CM_USER_ESTABLISHED:
+		srpt_cm_rtu_recv(ch);
+		break;
+	case IB_CM_DREQ_RECEIVED:
+		ib_send_cm_drep(cm_id, NULL, 0);
+		srpt_close_ch(ch);
+		break;
+	case IB_CM_DREQ_ERROR:
+	case IB_CM_TIMEWAIT_EXIT:
+	case IB_CM_REP_ERROR:
+	case IB_CM_REJ_RECEIVED:
+		srpt_close_ch(ch);
+		break;
+	case IB_CM_DREP_RECEIVED:
+	case IB_CM_MRA_RECEIVED:
+	case IB_CM_LAP_RECEIVED:
+	case IB_CM_APR_RECEIVED:
+	default:
+		break;
+	}
+	return 0;
+}
+
+/**
+ * srpt_rdma_cm_req_recv() - process an RDMA/CM connection request
+ * @cm_id: the new connection
+ * @event: the CONNECT_REQUEST event
+ *
+ * Return: 0 when accepted; non-zero makes RDMA/CM destroy @cm_id.
+ */
+static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
+				 struct rdma_cm_event *event)
+{
+	const struct srp_login_req_rdma *rdma = event->param.conn.private_data;
+	struct sockaddr *sa = (struct sockaddr *)&cm_id->route.addr.dst_addr;
+	struct srpt_device *sdev;
+	struct srp_login_req req = {};
+	char src[40];
+	int ret = -ECONNREFUSED;
+
+	if (sa->sa_family == AF_INET6 &&
+	    !ipv6_addr_v4mapped(&((struct sockaddr_in6 *)sa)->sin6_addr))
+		snprintf(src, sizeof(src), "%pI6",
+			 &((struct sockaddr_in6 *)sa)->sin6_addr);
+	else if (sa->sa_family == AF_INET6)
+		snprintf(src, sizeof(src), "%pI4",
+			 &((struct sockaddr_in6 *)sa)->sin6_addr.s6_addr32[3]);
+	else
+		snprintf(src, sizeof(src), "%pI4",
+			 &((struct sockaddr_in *)sa)->sin_addr);
+
+	if (!rdma || event->param.conn.private_data_len < sizeof(*rdma)) {
+		pr_info("login from %s rejected: %u bytes of private data\n",
+			src, event->param.conn.private_data_len);
+		return -EINVAL;
+	}
+	req.opcode = rdma->opcode;
+	req.tag = rdma->tag;
+	req.req_it_iu_len = rdma->req_it_iu_len;
+	req.req_buf_fmt = rdma->req_buf_fmt;
+	req.req_flags = rdma->req_flags;
+	req.imm_data_offset = rdma->imm_data_offset;
+	memcpy(req.initiator_port_id, rdma->initiator_port_id, 16);
+	memcpy(req.target_port_id, rdma->target_port_id, 16);
+
+	mutex_lock(&srpt_dev_mutex);
+	list_for_each_entry(sdev, &srpt_dev_list, list) {
+		if (sdev->device != cm_id->device)
+			continue;
+		ret = srpt_cm_req_recv(sdev, NULL, cm_id, cm_id->port_num,
+				       cpu_to_be16(0xffff), &req, src,
+				       event->param.conn.responder_resources,
+				       event->param.conn.initiator_depth);
+		break;
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	return ret;
+}
+
+/**
+ * srpt_rdma_cm_handler() - RDMA connection manager callback function
+ * @cm_id: RDMA/CM connection identifier
+ * @event: RDMA/CM event
+ *
+ * Return: 0, or non-zero for a rejected connection request, which makes
+ * RDMA/CM destroy @cm_id.
+ */
+static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
+				struct rdma_cm_event *event)
+{
+	struct srpt_rdma_ch *ch = cm_id->context;
+
+	switch (event->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		return srpt_rdma_cm_req_recv(cm_id, event);
+	case RDMA_CM_EVENT_ESTABLISHED:
+		srpt_cm_rtu_recv(ch);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		if (ch)
+			srpt_close_ch(ch);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/**
+ * srpt_create_rdma_listener() - listen for RDMA/CM logins on a port
+ * @port: TCP-style port number
+ *
+ * Listens on the IPv6 wildcard address (which also takes IPv4) and falls
+ * back to the IPv4 wildcard address where IPv6 is not available.
+ *
+ * Return: the listening identifier or an ERR_PTR().
+ */
+static struct rdma_cm_id *srpt_create_rdma_listener(u16 port)
+{
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_addr = IN6ADDR_ANY_INIT,
+		.sin6_port = htons(port),
+	};
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+		.sin_port = htons(port),
+	};
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	ret = rdma_bind_addr(id, (struct sockaddr *)&sin6);
+	if (ret) {
+		pr_info("binding RDMA/CM to [::]:%u failed (%d), trying IPv4\n",
+			port, ret);
+		rdma_destroy_id(id);
+		id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL,
+				    RDMA_PS_TCP, IB_QPT_RC);
+		if (IS_ERR(id))
+			return id;
+		ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
+	}
+	if (!ret)
+		ret = rdma_listen(id, 128);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ERR_PTR(ret);
+	}
+	return id;
+}
+
+/**
+ * srpt_set_rdma_cm_port() - move the RDMA/CM listener to another port
+ * @port: new port; 0 stops listening
+ *
+ * The new listener is started before the old one stops, so a failure leaves
+ * the old one in place.
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_set_rdma_cm_port(u16 port)
+{
+	struct rdma_cm_id *new_id = NULL, *old_id;
+
+	mutex_lock(&rdma_cm_mutex);
+	if (port == rdma_cm_listen_port) {
+		mutex_unlock(&rdma_cm_mutex);
+		return 0;
+	}
+	if (port) {
+		new_id = srpt_create_rdma_listener(port);
+		if (IS_ERR(new_id)) {
+			mutex_unlock(&rdma_cm_mutex);
+			pr_err("listening for RDMA/CM logins on port %u failed (%ld)\n",
+			       port, PTR_ERR(new_id));
+			return PTR_ERR(new_id);
+		}
+	}
+	old_id = rdma_cm_id;
+	rdma_cm_id = new_id;
+	rdma_cm_listen_port = port;
+	mutex_unlock(&rdma_cm_mutex);
+	if (old_id)
+		rdma_destroy_id(old_id);
+	if (port)
+		pr_info("listening for RDMA/CM logins on port %u\n", port);
+	return 0;
+}
+
+/* LIO fabric operations ------------------------------------------------ */
+
+/**
+ * srpt_check_stop_free() - drop LIO's reference to a completed command
+ * @cmd: SCSI target command
+ *
+ * Return: the result of target_put_sess_cmd().
+ */
+static int srpt_check_stop_free(struct se_cmd *cmd)
+{
+	return target_put_sess_cmd(cmd);
+}
+
+/**
+ * srpt_release_cmd() - free a command's resources and its send context
+ * @cmd: SCSI target command
+ */
+static void srpt_release_cmd(struct se_cmd *cmd)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(cmd, struct srpt_send_ioctx, cmd);
+
+	srpt_free_cmd_bufs(ioctx);
+	srpt_put_send_ioctx(ioctx);
+}
+
+/**
+ * srpt_close_session() - LIO asks to end a session
+ * @se_sess: the session
+ */
+static void srpt_close_session(struct se_session *se_sess)
+{
+	srpt_close_ch(se_sess->fabric_sess_ptr);
+}
+
+/**
+ * srpt_write_pending() - fetch the data-out buffer of a write
+ * @cmd: SCSI target command
+ *
+ * Immediate data is already here: the command executes at once. Otherwise
+ * the RDMA READs are posted, or queued until the send queue has room.
+ *
+ * Return: 0 or a negative error code, which makes LIO fail the command.
+ */
+static int srpt_write_pending(struct se_cmd *cmd)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(cmd, struct srpt_send_ioctx, cmd);
+	struct srpt_rdma_ch *ch = ioctx->ch;
+
+	if (!ioctx->n_rw_ctx) {
+		srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN);
+		target_execute_cmd(cmd);
+		return 0;
+	}
+	if (!srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEW,
+					 SRPT_STATE_NEED_DATA))
+		return -EIO;
+	if (READ_ONCE(ch->state) > CH_LIVE)
+		return -ENOTCONN;
+	if (!srpt_sq_reserve(ch, ioctx, ioctx->n_rdma, false))
+		return 0;
+	return srpt_post_rdma_read(ioctx);
+}
+
+/**
+ * srpt_get_tcm_cmd_state() - command state for LIO's diagnostics
+ * @cmd: SCSI target command
+ *
+ * Return: the srpt_command_state of the command.
+ */
+static int srpt_get_tcm_cmd_state(struct se_cmd *cmd)
+{
+	return container_of(cmd, struct srpt_send_ioctx, cmd)->state;
+}
+
+/**
+ * srpt_queue_data_in() - send read data and status
+ * @cmd: SCSI target command
+ *
+ * Return: 0.
+ */
+static int srpt_queue_data_in(struct se_cmd *cmd)
+{
+	srpt_queue_response(cmd);
+	return 0;
+}
+
+/**
+ * srpt_queue_status() - send status only
+ * @cmd: SCSI target command
+ *
+ * Return: 0.
+ */
+static int srpt_queue_status(struct se_cmd *cmd)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(cmd, struct srpt_send_ioctx, cmd);
+
+	ioctx->status_only = true;
+	srpt_queue_response(cmd);
+	return 0;
+}
+
+/**
+ * srpt_queue_tm_rsp() - send a task management response
+ * @cmd: the TMR command
+ */
+static void srpt_queue_tm_rsp(struct se_cmd *cmd)
+{
+	srpt_queue_response(cmd);
+}
+
+/**
+ * srpt_aborted_task() - LIO aborted a command that gets no response
+ * @cmd: SCSI target command
+ *
+ * The buffers are released with the command in srpt_release_cmd().
+ */
+static void srpt_aborted_task(struct se_cmd *cmd)
+{
+	struct srpt_send_ioctx *ioctx =
+		container_of(cmd, struct srpt_send_ioctx, cmd);
+
+	srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+	srpt_release_recv_held(ioctx);
+}
+
+/**
+ * srpt_get_fabric_wwn() - name of the WWN a TPG belongs to
+ * @tpg: portal group
+ *
+ * Return: the name the WWN was created with.
+ */
+static char *srpt_get_fabric_wwn(struct se_portal_group *tpg)
+{
+	return container_of(tpg, struct srpt_tpg, tpg)->port_id->name;
+}
+
+/**
+ * srpt_get_tag() - portal group tag
+ * @tpg: portal group
+ *
+ * Return: 1; SRP has one portal group per target port.
+ */
+static u16 srpt_get_tag(struct se_portal_group *tpg)
+{
+	return 1;
+}
+
+/**
+ * srpt_check_false() - a TPG property that is always off
+ * @tpg: portal group
+ *
+ * Return: 0.
+ */
+static int srpt_check_false(struct se_portal_group *tpg)
+{
+	return 0;
+}
+
+/**
+ * srpt_check_true() - a TPG property that is always on
+ * @tpg: portal group
+ *
+ * Return: 1.
+ */
+static int srpt_check_true(struct se_portal_group *tpg)
+{
+	return 1;
+}
+
+/**
+ * srpt_init_nodeacl() - check the name of a new ACL
+ * @se_nacl: the ACL
+ * @name: GUID form, hex initiator port ID, IPv4 or IPv6 address
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
+{
+	if (srpt_check_acl_name(name)) {
+		pr_info("ACL name \"%s\" is not an initiator name\n", name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* configfs: target ports (WWNs) and portal groups ----------------------- */
+
+/**
+ * srpt_lookup_port() - find the HCA port a WWN name stands for
+ * @name: GUID form or GID form of a port name (case does not matter)
+ *
+ * Must be called with srpt_dev_mutex held.
+ *
+ * Return: the port and the slot for that name form; both NULL when no port
+ * has that name.
+ */
+static struct port_and_port_id srpt_lookup_port(const char *name)
+{
+	struct port_and_port_id papi = {};
+	struct srpt_device *sdev;
+	u32 i;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	list_for_each_entry(sdev, &srpt_dev_list, list) {
+		for (i = 0; i < sdev->port_cnt; i++) {
+			struct srpt_port *sport = &sdev->port[i];
+
+			if (!strcasecmp(sport->guid_name, name)) {
+				papi.sport = sport;
+				papi.port_id = &sport->guid_id;
+				return papi;
+			}
+			if (!strcasecmp(sport->gid_name, name)) {
+				papi.sport = sport;
+				papi.port_id = &sport->gid_id;
+				return papi;
+			}
+		}
+	}
+	return papi;
+}
+
+/**
+ * srpt_make_tport() - configfs callback invoked for mkdir of a WWN
+ * @tf: fabric
+ * @group: configfs group
+ * @name: GUID form or GID form of an HCA port name
+ *
+ * Return: the new WWN, or ERR_PTR(-EINVAL) for a name that is no port's,
+ * ERR_PTR(-EEXIST) when that name form of the port already has a WWN.
+ */
+static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
+				      struct config_group *group,
+				      const char *name)
+{
+	struct srpt_port_id *port_id;
+	struct port_and_port_id papi;
+
+	mutex_lock(&srpt_dev_mutex);
+	papi = srpt_lookup_port(name);
+	if (!papi.sport) {
+		mutex_unlock(&srpt_dev_mutex);
+		pr_info("\"%s\" is not the name of an RDMA port\n", name);
+		return ERR_PTR(-EINVAL);
+	}
+	if (*papi.port_id) {
+		mutex_unlock(&srpt_dev_mutex);
+		return ERR_PTR(-EEXIST);
+	}
+	port_id = kzalloc(sizeof(*port_id), GFP_KERNEL);
+	if (!port_id) {
+		mutex_unlock(&srpt_dev_mutex);
+		return ERR_PTR(-ENOMEM);
+	}
+	mutex_init(&port_id->mutex);
+	INIT_LIST_HEAD(&port_id->tpg_list);
+	strscpy(port_id->name, name, sizeof(port_id->name));
+	port_id->gid_form = papi.port_id == &papi.sport->gid_id;
+	port_id->sport = papi.sport;
+	*papi.port_id = port_id;
+	list_add_tail(&port_id->entry, &srpt_port_ids);
+	mutex_unlock(&srpt_dev_mutex);
+	return &port_id->wwn;
+}
+
+/**
+ * srpt_drop_tport() - configfs callback invoked for rmdir of a WWN
+ * @wwn: the WWN
+ */
+static void srpt_drop_tport(struct se_wwn *wwn)
+{
+	struct srpt_port_id *port_id =
+		container_of(wwn, struct srpt_port_id, wwn);
+	struct srpt_port *sport;
+
+	mutex_lock(&srpt_dev_mutex);
+	sport = port_id->sport;
+	if (sport) {
+		if (sport->guid_id == port_id)
+			sport->guid_id = NULL;
+		if (sport->gid_id == port_id)
+			sport->gid_id = NULL;
+	}
+	list_del(&port_id->entry);
+	mutex_unlock(&srpt_dev_mutex);
+	kfree(port_id);
+}
+
+/**
+ * srpt_update_port_enabled() - recompute whether a port accepts logins
+ * @sport: the port
+ *
+ * Must be called with srpt_dev_mutex held.
+ */
+static void srpt_update_port_enabled(struct srpt_port *sport)
+{
+	struct srpt_port_id *ids[] = { sport->guid_id, sport->gid_id };
+	struct srpt_tpg *stpg;
+	bool enabled = false;
+	int i;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		if (!ids[i])
+			continue;
+		mutex_lock(&ids[i]->mutex);
+		list_for_each_entry(stpg, &ids[i]->tpg_list, entry)
+			enabled |= stpg->tpg.enabled;
+		mutex_unlock(&ids[i]->mutex);
+	}
+	sport->enabled = enabled;
+}
+
+/**
+ * srpt_make_tpg() - configfs callback invoked for mkdir of a TPG
+ * @wwn: the WWN
+ * @name: any name
+ *
+ * Return: the new portal group or an ERR_PTR().
+ */
+static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
+					     const char *name)
+{
+	struct srpt_port_id *port_id =
+		container_of(wwn, struct srpt_port_id, wwn);
+	struct srpt_tpg *stpg;
+	int ret;
+
+	stpg = kzalloc(sizeof(*stpg), GFP_KERNEL);
+	if (!stpg)
+		return ERR_PTR(-ENOMEM);
+	stpg->port_id = port_id;
+	ret = core_tpg_register(wwn, &stpg->tpg, SCSI_PROTOCOL_SRP);
+	if (ret) {
+		kfree(stpg);
+		return ERR_PTR(ret);
+	}
+	mutex_lock(&port_id->mutex);
+	list_add_tail(&stpg->entry, &port_id->tpg_list);
+	mutex_unlock(&port_id->mutex);
+	return &stpg->tpg;
+}
+
+/**
+ * srpt_enable_tpg() - configfs callback for writing the TPG's enable file
+ * @se_tpg: portal group
+ * @enable: whether logins may come in
+ *
+ * Disabling closes the channels of the TPG and returns once they are gone.
+ *
+ * Return: 0, or -ENODEV when the port's HCA is gone and @enable is set.
+ */
+static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
+{
+	struct srpt_tpg *stpg = container_of(se_tpg, struct srpt_tpg, tpg);
+	struct srpt_port *sport;
+
+	mutex_lock(&srpt_dev_mutex);
+	sport = stpg->port_id->sport;
+	if (!sport) {
+		mutex_unlock(&srpt_dev_mutex);
+		return enable ? -ENODEV : 0;
+	}
+	se_tpg->enabled = enable;
+	srpt_update_port_enabled(sport);
+	if (!enable)
+		srpt_wait_port_chs(sport, se_tpg);
+	mutex_unlock(&srpt_dev_mutex);
+	return 0;
+}
+
+/**
+ * srpt_drop_tpg() - configfs callback invoked for rmdir of a TPG
+ * @tpg: portal group
+ */
+static void srpt_drop_tpg(struct se_portal_group *tpg)
+{
+	struct srpt_tpg *stpg = container_of(tpg, struct srpt_tpg, tpg);
+	struct srpt_port_id *port_id = stpg->port_id;
+
+	if (tpg->enabled)
+		srpt_enable_tpg(tpg, false);
+	mutex_lock(&port_id->mutex);
+	list_del(&stpg->entry);
+	mutex_unlock(&port_id->mutex);
+	core_tpg_deregister(tpg);
+	kfree(stpg);
+}
+
+/* configfs: attributes --------------------------------------------------- */
+
+/**
+ * srpt_tpg_sport() - the port behind a TPG attribute
+ * @item: configfs item of the attribute group
+ *
+ * Return: the port, or NULL when its HCA is gone.
+ */
+static struct srpt_port *srpt_tpg_sport(struct config_item *item)
+{
+	struct se_portal_group *se_tpg = attrib_to_tpg(item);
+
+	return container_of(se_tpg, struct srpt_tpg, tpg)->port_id->sport;
+}
+
+/**
+ * srpt_attr_store_u32() - parse and store a range-checked TPG attribute
+ * @item: configfs item
+ * @page: written text
+ * @count: its length
+ * @min: smallest value
+ * @max: largest value
+ * @off: offset of the u32 inside struct srpt_port_attrib
+ *
+ * Return: @count or -EINVAL / -ENODEV.
+ */
+static ssize_t srpt_attr_store_u32(struct config_item *item, const char *page,
+				   size_t count, u32 min, u32 max, size_t off)
+{
+	struct srpt_port *sport;
+	u32 val;
+	int ret;
+
+	ret = kstrtou32(page, 0, &val);
+	if (ret)
+		return ret;
+	if (val < min || val > max)
+		return -EINVAL;
+	mutex_lock(&srpt_dev_mutex);
+	sport = srpt_tpg_sport(item);
+	if (sport)
+		*(u32 *)((u8 *)&sport->port_attrib + off) = val;
+	mutex_unlock(&srpt_dev_mutex);
+	return sport ? count : -ENODEV;
+}
+
+/**
+ * srpt_attr_show_u32() - show a TPG attribute
+ * @item: configfs item
+ * @page: output
+ * @off: offset of the u32 inside struct srpt_port_attrib
+ *
+ * Return: bytes written or -ENODEV.
+ */
+static ssize_t srpt_attr_show_u32(struct config_item *item, char *page,
+				  size_t off)
+{
+	struct srpt_port *sport;
+	ssize_t ret = -ENODEV;
+
+	mutex_lock(&srpt_dev_mutex);
+	sport = srpt_tpg_sport(item);
+	if (sport)
+		ret = sysfs_emit(page, "%u\n",
+				 *(u32 *)((u8 *)&sport->port_attrib + off));
+	mutex_unlock(&srpt_dev_mutex);
+	return ret;
+}
+
+/**
+ * srpt_tpg_attrib_srp_max_rdma_size_show() - show the largest RDMA transfer advertised
+ * @item: configfs item
+ * @page: output
+ *
+ * Return: bytes written or -ENODEV.
+ */
+static ssize_t
+srpt_tpg_attrib_srp_max_rdma_size_show(struct config_item *item,
+				       char *page)
+{
+	return srpt_attr_show_u32(item, page,
+				  offsetof(struct srpt_port_attrib, srp_max_rdma_size));
+}
+
+/**
+ * srpt_tpg_attrib_srp_max_rdma_size_store() - set the largest RDMA transfer advertised
+ * @item: configfs item
+ * @page: decimal or hex number in range
+ * @count: length of @page
+ *
+ * Return: @count, -EINVAL for a value out of range, -ENODEV.
+ */
+static ssize_t
+srpt_tpg_attrib_srp_max_rdma_size_store(struct config_item *item,
+					const char *page, size_t count)
+{
+	return srpt_attr_store_u32(item, page, count, SRPT_MIN_RDMA_SIZE,
+				   SRPT_MAX_RDMA_SIZE,
+				   offsetof(struct srpt_port_attrib, srp_max_rdma_size));
+}
+CONFIGFS_ATTR(srpt_tpg_attrib_, srp_max_rdma_size);
+
+/**
+ * srpt_tpg_attrib_srp_max_rsp_size_show() - show the response buffer size
+ * @item: configfs item
+ * @page: output
+ *
+ * Return: bytes written or -ENODEV.
+ */
+static ssize_t
+srpt_tpg_attrib_srp_max_rsp_size_show(struct config_item *item,
+				      char *page)
+{
+	return srpt_attr_show_u32(item, page,
+				  offsetof(struct srpt_port_attrib, srp_max_rsp_size));
+}
+
+/**
+ * srpt_tpg_attrib_srp_max_rsp_size_store() - set the response buffer size
+ * @item: configfs item
+ * @page: decimal or hex number in range
+ * @count: length of @page
+ *
+ * Return: @count, -EINVAL for a value out of range, -ENODEV.
+ */
+static ssize_t
+srpt_tpg_attrib_srp_max_rsp_size_store(struct config_item *item,
+				       const char *page, size_t count)
+{
+	return srpt_attr_store_u32(item, page, count, SRPT_MIN_RSP_SIZE,
+				   SRPT_MAX_RSP_SIZE,
+				   offsetof(struct srpt_port_attrib, srp_max_rsp_size));
+}
+CONFIGFS_ATTR(srpt_tpg_attrib_, srp_max_rsp_size);
+
+/**
+ * srpt_tpg_attrib_srp_sq_size_show() - show the send queue size
+ * @item: configfs item
+ * @page: output
+ *
+ * Return: bytes written or -ENODEV.
+ */
+static ssize_t
+srpt_tpg_attrib_srp_sq_size_show(struct config_item *item,
+				 char *page)
+{
+	return srpt_attr_show_u32(item, page,
+				  offsetof(struct srpt_port_attrib, srp_sq_size));
+}
+
+/**
+ * srpt_tpg_attrib_srp_sq_size_store() - set the send queue size
+ * @item: configfs item
+ * @page: decimal or hex number in range
+ * @count: length of @page
+ *
+ * Return: @count, -EINVAL for a value out of range, -ENODEV.
+ */
+static ssize_t
+srpt_tpg_attrib_srp_sq_size_store(struct config_item *item,
+				  const char *page, size_t count)
+{
+	return srpt_attr_store_u32(item, page, count, SRPT_MIN_SQ_SIZE,
+				   SRPT_MAX_SQ_SIZE,
+				   offsetof(struct srpt_port_attrib, srp_sq_size));
+}
+CONFIGFS_ATTR(srpt_tpg_attrib_, srp_sq_size);
+
+static int srpt_enable_srq(struct srpt_device *sdev);
+
+/**
+ * srpt_tpg_attrib_use_srq_show() - show use_srq
+ * @item: configfs item
+ * @page: output
+ *
+ * Return: bytes written or -ENODEV.
+ */
+static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
+					    char *page)
+{
+	struct srpt_port *sport;
+	ssize_t ret = -ENODEV;
+
+	mutex_lock(&srpt_dev_mutex);
+	sport = srpt_tpg_sport(item);
+	if (sport)
+		ret = sysfs_emit(page, "%d\n", sport->port_attrib.use_srq);
+	mutex_unlock(&srpt_dev_mutex);
+	return ret;
+}
+
+/**
+ * srpt_tpg_attrib_use_srq_store() - switch the receive mode of a port
+ * @item: configfs item
+ * @page: "0" or "1"
+ * @count: length of @page
+ *
+ * A change closes every channel of the port; new logins use the new mode.
+ *
+ * Return: @count, -EINVAL for anything but 0 or 1, -ENODEV, -ENOMEM.
+ */
+static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
+					     const char *page, size_t count)
+{
+	struct srpt_port *sport;
+	ssize_t ret = count;
+	u32 val;
+
+	if (kstrtou32(page, 0, &val) || val > 1)
+		return -EINVAL;
+	mutex_lock(&srpt_dev_mutex);
+	sport = srpt_tpg_sport(item);
+	if (!sport) {
+		ret = -ENODEV;
+	} else if (sport->port_attrib.use_srq != val) {
+		if (val && srpt_enable_srq(sport->sdev)) {
+			ret = -ENOMEM;
+		} else {
+			sport->port_attrib.use_srq = val;
+			srpt_wait_port_chs(sport, NULL);
+		}
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	return ret;
+}
+CONFIGFS_ATTR(srpt_tpg_attrib_, use_srq);
+
+static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
+	&srpt_tpg_attrib_attr_srp_max_rdma_size,
+	&srpt_tpg_attrib_attr_srp_max_rsp_size,
+	&srpt_tpg_attrib_attr_srp_sq_size,
+	&srpt_tpg_attrib_attr_use_srq,
+	NULL,
+};
+
+/**
+ * srpt_rdma_cm_port_show() - show discovery_auth/rdma_cm_port
+ * @item: configfs item
+ * @page: output
+ *
+ * Return: bytes written.
+ */
+static ssize_t srpt_rdma_cm_port_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%u\n", READ_ONCE(rdma_cm_listen_port));
+}
+
+/**
+ * srpt_rdma_cm_port_store() - start, move or stop the RDMA/CM listener
+ * @item: configfs item
+ * @page: port number 0..65535
+ * @count: length of @page
+ *
+ * Return: @count, -EINVAL for a bad number, or the listener's error.
+ */
+static ssize_t srpt_rdma_cm_port_store(struct config_item *item,
+				       const char *page, size_t count)
+{
+	u16 port;
+	int ret;
+
+	if (kstrtou16(page, 0, &port))
+		return -EINVAL;
+	ret = srpt_set_rdma_cm_port(port);
+	return ret ? ret : count;
+}
+CONFIGFS_ATTR(srpt_, rdma_cm_port);
+
+static struct configfs_attribute *srpt_da_attrs[] = {
+	&srpt_attr_rdma_cm_port,
+	NULL,
+};
+
+/**
+ * srpt_wwn_version_show() - show the fabric's version file
+ * @item: configfs item
+ * @page: output
+ *
+ * Return: bytes written.
+ */
+static ssize_t srpt_wwn_version_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%s\n", SRPT_VERSION);
+}
+CONFIGFS_ATTR_RO(srpt_wwn_, version);
+
+static struct configfs_attribute *srpt_wwn_attrs[] = {
+	&srpt_wwn_attr_version,
+	NULL,
+};
+
+static const struct target_core_fabric_ops srpt_template = {
+	.module				= THIS_MODULE,
+	.fabric_name			= "srpt",
+	.tpg_get_wwn			= srpt_get_fabric_wwn,
+	.tpg_get_tag			= srpt_get_tag,
+	.tpg_check_demo_mode		= srpt_check_false,
+	.tpg_check_demo_mode_cache	= srpt_check_true,
+	.tpg_check_demo_mode_write_protect = srpt_check_true,
+	.tpg_check_prod_mode_write_protect = srpt_check_false,
+	.check_stop_free		= srpt_check_stop_free,
+	.release_cmd			= srpt_release_cmd,
+	.close_session			= srpt_close_session,
+	.write_pending			= srpt_write_pending,
+	.get_cmd_state			= srpt_get_tcm_cmd_state,
+	.queue_data_in			= srpt_queue_data_in,
+	.queue_status			= srpt_queue_status,
+	.queue_tm_rsp			= srpt_queue_tm_rsp,
+	.aborted_task			= srpt_aborted_task,
+	.fabric_make_wwn		= srpt_make_tport,
+	.fabric_drop_wwn		= srpt_drop_tport,
+	.fabric_make_tpg		= srpt_make_tpg,
+	.fabric_enable_tpg		= srpt_enable_tpg,
+	.fabric_drop_tpg		= srpt_drop_tpg,
+	.fabric_init_nodeacl		= srpt_init_nodeacl,
+	.tfc_discovery_attrs		= srpt_da_attrs,
+	.tfc_wwn_attrs			= srpt_wwn_attrs,
+	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
+	.default_submit_type		= TARGET_DIRECT_SUBMIT,
+	.direct_submit_supp		= 1,
+};
+
+/* Devices and ports ------------------------------------------------------ */
+
+/**
+ * srpt_refresh_port() - configure a HCA port
+ * @sport: SRPT HCA port
+ *
+ * Reads the port's LIDs and the GID at index 0, from which both port names
+ * are formed, and registers the device-management MAD agent.
+ *
+ * Return: 0 or a negative error code from the port query.
+ */
+static int srpt_refresh_port(struct srpt_port *sport)
+{
+	struct ib_device *device = sport->sdev->device;
+	struct ib_port_attr attr;
+	union ib_gid gid;
+	int ret;
+
+	ret = ib_query_port(device, sport->port, &attr);
+	if (ret)
+		return ret;
+	sport->sm_lid = attr.sm_lid;
+	sport->lid = attr.lid;
+	ret = rdma_query_gid(device, sport->port, 0, &gid);
+	if (ret)
+		return ret;
+
+	mutex_lock(&srpt_dev_mutex);
+	sport->gid = gid;
+	srpt_format_guid_name(sport->guid_name, sizeof(sport->guid_name),
+			      &gid);
+	srpt_format_gid_name(sport->gid_name, sizeof(sport->gid_name), &gid);
+	mutex_unlock(&srpt_dev_mutex);
+
+	ret = srpt_register_mad_agent(sport);
+	if (ret)
+		pr_info("%s port %u: no device-management agent (%d)\n",
+			dev_name(&device->dev), sport->port, ret);
+	return 0;
+}
+
+/**
+ * srpt_port_work() - refresh a port after an event
+ * @work: the port's work item
+ */
+static void srpt_port_work(struct work_struct *work)
+{
+	struct srpt_port *sport = container_of(work, struct srpt_port, work);
+	int ret;
+
+	ret = srpt_refresh_port(sport);
+	if (ret)
+		pr_info("%s port %u: refresh failed (%d)\n",
+			dev_name(&sport->sdev->device->dev), sport->port, ret);
+}
+
+/**
+ * srpt_event_handler() - asynchronous IB event callback function
+ * @handler: IB event handler registered by ib_register_event_handler()
+ * @event: description of the event that occurred
+ *
+ * Port state, address and subnet manager changes refresh the port.
+ */
+static void srpt_event_handler(struct ib_event_handler *handler,
+			       struct ib_event *event)
+{
+	struct srpt_device *sdev =
+		container_of(handler, struct srpt_device, event_handler);
+	u32 port = event->element.port_num;
+
+	pr_debug("%s: event %s (%d) on port %u\n", dev_name(&sdev->device->dev),
+		 ib_event_msg(event->event), event->event, port);
+	switch (event->event) {
+	case IB_EVENT_PORT_ACTIVE:
+	case IB_EVENT_PORT_ERR:
+	case IB_EVENT_LID_CHANGE:
+	case IB_EVENT_PKEY_CHANGE:
+	case IB_EVENT_SM_CHANGE:
+	case IB_EVENT_CLIENT_REREGISTER:
+	case IB_EVENT_GID_CHANGE:
+		if (port >= 1 && port <= sdev->port_cnt)
+			schedule_work(&sdev->port[port - 1].work);
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * srpt_enable_srq() - create the shared receive queue of a device
+ * @sdev: SRPT HCA
+ *
+ * The SRQ is made when a port first switches to use_srq and lives until
+ * the device goes away. Its buffers are placed so that immediate data at
+ * the initiator's usual offset lands on a 512-byte boundary.
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_enable_srq(struct srpt_device *sdev)
+{
+	const u32 usual_imm = sizeof(struct srp_cmd) + 16 +
+		sizeof(struct srp_imm_buf);
+	u32 align = (SRPT_IMM_ALIGN - usual_imm % SRPT_IMM_ALIGN) %
+		SRPT_IMM_ALIGN;
+	struct ib_srq_init_attr init = {
+		.event_handler = srpt_srq_event,
+		.srq_context = sdev,
+		.attr.max_wr = sdev->srq_size,
+		.attr.max_sge = 1,
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_srq *srq;
+	int i, ret = 0;
+
+	mutex_lock(&sdev->sdev_mutex);
+	if (sdev->srq)
+		goto out;
+	if (!sdev->device->attrs.max_srq) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	srq = ib_create_srq(sdev->pd, &init);
+	if (IS_ERR(srq)) {
+		ret = PTR_ERR(srq);
+		goto out;
+	}
+	sdev->req_buf_cache = srpt_cache_get(align + srp_max_req_size);
+	if (!sdev->req_buf_cache)
+		goto free_srq;
+	sdev->ioctx_ring = (struct srpt_recv_ioctx **)
+		srpt_alloc_ioctx_ring(sdev, sdev->srq_size,
+				      sizeof(*sdev->ioctx_ring[0]),
+				      sdev->req_buf_cache, align,
+				      DMA_FROM_DEVICE);
+	if (!sdev->ioctx_ring)
+		goto put_cache;
+	sdev->srq = srq;
+	for (i = 0; i < sdev->srq_size; i++) {
+		INIT_LIST_HEAD(&sdev->ioctx_ring[i]->wait_list);
+		ret = srpt_post_recv(sdev, NULL, sdev->ioctx_ring[i]);
+		if (ret)
+			break;
+	}
+	if (!ret) {
+		sdev->use_srq = true;
+		pr_info("%s: SRQ of %d entries\n", dev_name(&sdev->device->dev),
+			sdev->srq_size);
+		goto out;
+	}
+	sdev->srq = NULL;
+	srpt_free_ioctx_ring((struct srpt_ioctx **)sdev->ioctx_ring, sdev,
+			     sdev->srq_size, sdev->req_buf_cache,
+			     DMA_FROM_DEVICE);
+	sdev->ioctx_ring = NULL;
+put_cache:
+	srpt_cache_put(sdev->req_buf_cache);
+	sdev->req_buf_cache = NULL;
+free_srq:
+	ib_destroy_srq(srq);
+	if (!ret)
+		ret = -ENOMEM;
+out:
+	mutex_unlock(&sdev->sdev_mutex);
+	return ret;
+}
+
+/**
+ * srpt_free_srq() - destroy the shared receive queue of a device
+ * @sdev: SRPT HCA whose channels are all gone
+ */
+static void srpt_free_srq(struct srpt_device *sdev)
+{
+	if (!sdev->srq)
+		return;
+	ib_destroy_srq(sdev->srq);
+	srpt_free_ioctx_ring((struct srpt_ioctx **)sdev->ioctx_ring, sdev,
+			     sdev->srq_size, sdev->req_buf_cache,
+			     DMA_FROM_DEVICE);
+	srpt_cache_put(sdev->req_buf_cache);
+	sdev->srq = NULL;
+	sdev->ioctx_ring = NULL;
+	sdev->req_buf_cache = NULL;
+	sdev->use_srq = false;
+}
+
+/**
+ * srpt_attach_port_ids() - give WWNs left from a removed HCA to a new one
+ * @sdev: the new HCA, already on srpt_dev_list
+ *
+ * A WWN stays in configfs when its HCA is unplugged; when an HCA with a
+ * port of the same name comes back, the WWN and its TPGs serve it again.
+ */
+static void srpt_attach_port_ids(struct srpt_device *sdev)
+{
+	struct srpt_port_id *port_id;
+	u32 i;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	list_for_each_entry(port_id, &srpt_port_ids, entry) {
+		if (port_id->sport)
+			continue;
+		for (i = 0; i < sdev->port_cnt; i++) {
+			struct srpt_port *sport = &sdev->port[i];
+			struct srpt_port_id **slot = port_id->gid_form ?
+				&sport->gid_id : &sport->guid_id;
+			const char *name = port_id->gid_form ?
+				sport->gid_name : sport->guid_name;
+
+			if (*slot || strcasecmp(name, port_id->name))
+				continue;
+			*slot = port_id;
+			port_id->sport = sport;
+			srpt_update_port_enabled(sport);
+			pr_info("%s: WWN %s attached again\n",
+				dev_name(&sdev->device->dev), port_id->name);
+			break;
+		}
+	}
+}
+
+/**
+ * srpt_detach_port_ids() - unlink the WWNs of a device that goes away
+ * @sdev: SRPT HCA
+ */
+static void srpt_detach_port_ids(struct srpt_device *sdev)
+{
+	u32 i;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	for (i = 0; i < sdev->port_cnt; i++) {
+		struct srpt_port *sport = &sdev->port[i];
+
+		if (sport->guid_id)
+			sport->guid_id->sport = NULL;
+		if (sport->gid_id)
+			sport->gid_id->sport = NULL;
+		sport->guid_id = NULL;
+		sport->gid_id = NULL;
+		sport->enabled = false;
+	}
+}
+
+/**
+ * srpt_init_port() - initialise the state of one HCA port
+ * @sdev: SRPT HCA
+ * @i: port index, 0-based
+ */
+static void srpt_init_port(struct srpt_device *sdev, u32 i)
+{
+	struct srpt_port *sport = &sdev->port[i];
+	int ret;
+
+	sport->sdev = sdev;
+	sport->port = i + 1;
+	sport->port_attrib.srp_max_rdma_size = SRPT_DEF_RDMA_SIZE;
+	sport->port_attrib.srp_max_rsp_size = SRPT_DEF_RSP_SIZE;
+	sport->port_attrib.srp_sq_size = SRPT_DEF_SQ_SIZE;
+	sport->port_attrib.use_srq = false;
+	mutex_init(&sport->mutex);
+	INIT_LIST_HEAD(&sport->nexus_list);
+	INIT_WORK(&sport->work, srpt_port_work);
+	atomic_set(&sport->refcount, 0);
+	ret = srpt_refresh_port(sport);
+	if (ret)
+		pr_info("%s port %u: not ready yet (%d)\n",
+			dev_name(&sdev->device->dev), sport->port, ret);
+}
+
+/**
+ * srpt_listen_ib_cm() - listen for IB/CM logins on a device
+ * @sdev: SRPT HCA
+ *
+ * Only devices with a port that speaks IB/CM get a listener; failure is
+ * logged and RDMA/CM logins keep working.
+ */
+static void srpt_listen_ib_cm(struct srpt_device *sdev)
+{
+	struct ib_cm_id *cm_id;
+	u32 p;
+	int ret;
+
+	rdma_for_each_port(sdev->device, p)
+		if (rdma_cap_ib_cm(sdev->device, p))
+			break;
+	if (p > rdma_end_port(sdev->device))
+		return;
+	cm_id = ib_create_cm_id(sdev->device, srpt_cm_handler, sdev);
+	if (IS_ERR(cm_id)) {
+		pr_info("%s: no IB/CM listener (%ld)\n",
+			dev_name(&sdev->device->dev), PTR_ERR(cm_id));
+		return;
+	}
+	ret = ib_cm_listen(cm_id, cpu_to_be64(srpt_service_guid));
+	if (ret) {
+		pr_info("%s: IB/CM listen failed (%d)\n",
+			dev_name(&sdev->device->dev), ret);
+		ib_destroy_cm_id(cm_id);
+		return;
+	}
+	sdev->cm_id = cm_id;
+}
+
+/**
+ * srpt_add_one() - InfiniBand device addition callback function
+ * @device: describes a HCA
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_add_one(struct ib_device *device)
+{
+	struct srpt_device *sdev;
+	u32 i, nports = rdma_end_port(device);
+
+	sdev = kzalloc(struct_size(sdev, port, nports), GFP_KERNEL);
+	if (!sdev)
+		return -ENOMEM;
+	sdev->port_cnt = nports;
+	sdev->device = device;
+	mutex_init(&sdev->sdev_mutex);
+	sdev->pd = ib_alloc_pd(device, 0);
+	if (IS_ERR(sdev->pd)) {
+		int ret = PTR_ERR(sdev->pd);
+
+		kfree(sdev);
+		return ret;
+	}
+	sdev->lkey = sdev->pd->local_dma_lkey;
+	sdev->srq_size = min(srpt_srq_size, device->attrs.max_srq_wr);
+	if (!srpt_service_guid)
+		srpt_service_guid = be64_to_cpu(device->node_guid);
+
+	srpt_listen_ib_cm(sdev);
+	for (i = 0; i < nports; i++)
+		srpt_init_port(sdev, i);
+	INIT_IB_EVENT_HANDLER(&sdev->event_handler, device, srpt_event_handler);
+	ib_register_event_handler(&sdev->event_handler);
+
+	mutex_lock(&srpt_dev_mutex);
+	list_add_tail(&sdev->list, &srpt_dev_list);
+	srpt_attach_port_ids(sdev);
+	mutex_unlock(&srpt_dev_mutex);
+	ib_set_client_data(device, &srpt_client, sdev);
+	pr_info("added %s: %u port(s), GUID %016llx\n", dev_name(&device->dev),
+		nports, srpt_service_guid);
+	return 0;
+}
+
+/**
+ * srpt_release_sport() - close the channels of a port and wait for them
+ * @sport: SRPT HCA port
+ *
+ * Return: 0.
+ */
+static int srpt_release_sport(struct srpt_port *sport)
+{
+	srpt_wait_port_chs(sport, NULL);
+	return 0;
+}
+
+/**
+ * srpt_remove_one() - InfiniBand device removal callback function
+ * @device: describes a HCA
+ * @client_data: the value passed to ib_set_client_data()
+ *
+ * Called on rmmod and on hot-unplug (rdma link del): closes every channel
+ * of the device, waits for them and frees everything. WWNs of the device
+ * stay in configfs, detached.
+ */
+static void srpt_remove_one(struct ib_device *device, void *client_data)
+{
+	struct srpt_device *sdev = client_data;
+	u32 i;
+
+	ib_unregister_event_handler(&sdev->event_handler);
+	for (i = 0; i < sdev->port_cnt; i++)
+		cancel_work_sync(&sdev->port[i].work);
+	srpt_unregister_mad_agent(sdev, sdev->port_cnt);
+	if (sdev->cm_id)
+		ib_destroy_cm_id(sdev->cm_id);
+
+	mutex_lock(&srpt_dev_mutex);
+	list_del(&sdev->list);
+	srpt_detach_port_ids(sdev);
+	for (i = 0; i < sdev->port_cnt; i++)
+		srpt_release_sport(&sdev->port[i]);
+	mutex_unlock(&srpt_dev_mutex);
+
+	srpt_free_srq(sdev);
+	ib_dealloc_pd(sdev->pd);
+	pr_info("removed %s\n", dev_name(&device->dev));
+	kfree(sdev);
+}
+
+static struct ib_client srpt_client = {
+	.name = DRV_NAME,
+	.add = srpt_add_one,
+	.remove = srpt_remove_one,
+};
+
+/* Module ------------------------------------------------------------------ */
+
+/**
+ * srpt_init_module() - kernel module initialization
+ *
+ * Registers the LIO fabric, then the InfiniBand client, then starts the
+ * RDMA/CM listener when the rdma_cm_port parameter asks for one.
+ *
+ * Return: 0 or a negative error code.
+ */
+static int __init srpt_init_module(void)
+{
+	int ret;
+
+	srpt_wq = alloc_workqueue("ib_srpt", WQ_MEM_RECLAIM, 0);
+	if (!srpt_wq)
+		return -ENOMEM;
+	ret = target_register_template(&srpt_template);
+	if (ret)
+		goto destroy_wq;
+	ret = ib_register_client(&srpt_client);
+	if (ret) {
+		pr_err("registering the IB client failed (%d)\n", ret);
+		goto unregister_template;
+	}
+	if (rdma_cm_port && srpt_set_rdma_cm_port(rdma_cm_port))
+		pr_warn("rdma_cm_port=%u: not listening\n", rdma_cm_port);
+	return 0;
+
+unregister_template:
+	target_unregister_template(&srpt_template);
+destroy_wq:
+	destroy_workqueue(srpt_wq);
+	return ret;
+}
+
+/**
+ * srpt_cleanup_module() - kernel module cleanup
+ */
+static void __exit srpt_cleanup_module(void)
+{
+	srpt_set_rdma_cm_port(0);
+	ib_unregister_client(&srpt_client);
+	target_unregister_template(&srpt_template);
+	destroy_workqueue(srpt_wq);
+}
+
+module_init(srpt_init_module);
+module_exit(srpt_cleanup_module);
+
+#if IS_ENABLED(CONFIG_INFINIBAND_SRPT_KUNIT_TEST)
+#include "ib_srpt_test.c"
+#endif

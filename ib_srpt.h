@@ -1,0 +1,545 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ib_srpt - SCSI RDMA Protocol (SRP) target driver for the LIO target core.
+ *
+ * Data structures shared by the driver and its KUnit tests. The wire
+ * formats of the InfiniBand device-management class are defined here too,
+ * each checked against the specification's sizes at build time.
+ */
+#ifndef IB_SRPT_H
+#define IB_SRPT_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/kref.h>
+#include <linux/completion.h>
+#include <linux/wait.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
+#include <scsi/srp.h>
+#include <target/target_core_base.h>
+
+#define DRV_NAME		"ib_srpt"
+#define SRPT_VERSION		"1.0"
+
+/* Device-management class (InfiniBand Architecture, chapter 16.3). */
+enum {
+	DM_MAD_STATUS_UNSUP_METHOD	= 0x0008,
+	DM_MAD_STATUS_UNSUP_METHOD_ATTR	= 0x000c,
+	DM_MAD_STATUS_INVALID_FIELD	= 0x001c,
+	DM_MAD_STATUS_NO_IOC		= 0x0100,
+
+	DM_ATTR_CLASS_PORT_INFO		= 0x01,
+	DM_ATTR_IOU_INFO		= 0x10,
+	DM_ATTR_IOC_PROFILE		= 0x11,
+	DM_ATTR_SVC_ENTRIES		= 0x12,
+};
+
+/* SRP identification in an I/O controller profile (SRP-2 annex). */
+enum {
+	SRP_IO_SUBCLASS			= 0x609e,
+	SRP_PROTOCOL			= 0x0108,
+	SRP_PROTOCOL_VERSION		= 0x0001,
+	SRPT_IOC_SLOTS			= 16,
+	SRPT_IOC_SLOT			= 1,
+	SRPT_SVC_ENTRIES_PER_MAD	= 4,
+	/* Controller operations capability mask bits. */
+	SRPT_OPCAP_ST			= 1 << 0,
+	SRPT_OPCAP_SF			= 1 << 1,
+	SRPT_OPCAP_RT			= 1 << 2,
+	SRPT_OPCAP_RF			= 1 << 3,
+	SRPT_OPCAP_WT			= 1 << 4,
+	SRPT_OPCAP_WF			= 1 << 5,
+	/* Controller list nibble values of IOUnitInfo. */
+	SRPT_IOC_NOT_INSTALLED		= 0x0,
+	SRPT_IOC_PRESENT		= 0x1,
+};
+
+/**
+ * struct ib_dm_mad - a device-management MAD
+ * @mad_hdr: common MAD header
+ * @reserved: the RMPP header and reserved bytes of the DM class
+ * @data: attribute payload
+ */
+struct ib_dm_mad {
+	struct ib_mad_hdr mad_hdr;
+	u8 reserved[40];
+	u8 data[IB_MGMT_DEVICE_DATA];
+};
+
+/**
+ * struct ib_dm_iou_info - IOUnitInfo attribute
+ * @change_id: incremented when the controller list changes
+ * @max_controllers: number of controller slots
+ * @op_rom: option ROM and diagnostic flags
+ * @controller_list: one nibble per slot, slot 1 in the high nibble of byte 0
+ */
+struct ib_dm_iou_info {
+	__be16 change_id;
+	u8 max_controllers;
+	u8 op_rom;
+	u8 controller_list[128];
+};
+
+/**
+ * struct ib_dm_ioc_profile - IOControllerProfile attribute
+ * @guid: I/O controller GUID
+ * @vendor_id: vendor ID in the upper 24 bits
+ * @device_id: device ID
+ * @device_version: device version
+ * @reserved1: reserved
+ * @subsys_vendor_id: subsystem vendor ID in the upper 24 bits
+ * @subsys_device_id: subsystem device ID
+ * @io_class: I/O class
+ * @io_subclass: I/O subclass
+ * @protocol: protocol
+ * @protocol_version: protocol version
+ * @reserved2: reserved
+ * @send_queue_depth: send message queue depth
+ * @reserved3: reserved
+ * @rdma_read_depth: RDMA read queue depth
+ * @send_size: largest send message size
+ * @rdma_size: largest RDMA transfer size
+ * @op_cap_mask: controller operations capability mask
+ * @reserved4: reserved
+ * @num_svc_entries: number of service entries
+ * @reserved5: reserved
+ * @id_string: controller identification string
+ */
+struct ib_dm_ioc_profile {
+	__be64 guid;
+	__be32 vendor_id;
+	__be32 device_id;
+	__be16 device_version;
+	__be16 reserved1;
+	__be32 subsys_vendor_id;
+	__be32 subsys_device_id;
+	__be16 io_class;
+	__be16 io_subclass;
+	__be16 protocol;
+	__be16 protocol_version;
+	__be32 reserved2;
+	__be16 send_queue_depth;
+	u8 reserved3;
+	u8 rdma_read_depth;
+	__be32 send_size;
+	__be32 rdma_size;
+	u8 op_cap_mask;
+	u8 reserved4;
+	u8 num_svc_entries;
+	u8 reserved5[9];
+	u8 id_string[64];
+};
+
+/**
+ * struct ib_dm_svc_entry - one service entry
+ * @name: service name, NUL padded
+ * @id: service ID
+ */
+struct ib_dm_svc_entry {
+	u8 name[40];
+	__be64 id;
+};
+
+/**
+ * struct ib_dm_svc_entries - ServiceEntries attribute
+ * @service_entries: up to four entries
+ */
+struct ib_dm_svc_entries {
+	struct ib_dm_svc_entry service_entries[SRPT_SVC_ENTRIES_PER_MAD];
+};
+
+/* Limits. */
+enum {
+	SRPT_MIN_IU_LEN			= 64,	/* SRP: smallest IU an initiator may offer */
+	SRPT_MIN_MAX_REQ_SIZE		= 996,
+	SRPT_DEF_MAX_REQ_SIZE		= 8276,
+	SRPT_MAX_MAX_REQ_SIZE		= 256 * 1024,
+	SRPT_DEF_SRQ_SIZE		= 4095,
+	SRPT_MIN_SRQ_SIZE		= 4,
+	SRPT_MAX_SRQ_SIZE		= 65535,
+	SRPT_MAX_RQ_SIZE		= 128,	/* credits per channel */
+	SRPT_MIN_RSP_SIZE		= 40,
+	SRPT_DEF_RSP_SIZE		= 256,
+	SRPT_MAX_RSP_SIZE		= 1024,
+	SRPT_MIN_RDMA_SIZE		= 65536,
+	SRPT_DEF_RDMA_SIZE		= 65536,
+	SRPT_MAX_RDMA_SIZE		= 16 * 1024 * 1024,
+	SRPT_MIN_SQ_SIZE		= 4,
+	SRPT_DEF_SQ_SIZE		= 4096,
+	SRPT_MAX_SQ_SIZE		= 65535,
+	SRPT_RDMA_READ_DEPTH		= 16,	/* responder resources offered */
+	SRPT_MIN_IMM_DATA_OFFSET	= sizeof(struct srp_cmd),
+	SRPT_IMM_ALIGN			= 512,
+	SRPT_CRED_REQ_THRESHOLD		= 16,	/* unreported credits that trigger SRP_CRED_REQ */
+	SRPT_PORT_NAME_LEN		= 64,
+};
+
+/**
+ * enum srpt_command_state - where a SCSI command or TMF stands
+ * @SRPT_STATE_NEW: received, not yet submitted to LIO
+ * @SRPT_STATE_NEED_DATA: waiting for the RDMA READ of the data-out buffer
+ * @SRPT_STATE_DATA_IN: data-out buffer transferred, command executing
+ * @SRPT_STATE_CMD_RSP_SENT: SRP_RSP (and any RDMA WRITEs) posted
+ * @SRPT_STATE_MGMT: task management function submitted to LIO
+ * @SRPT_STATE_MGMT_RSP_SENT: task management response posted
+ * @SRPT_STATE_DONE: response completed or command aborted
+ */
+enum srpt_command_state {
+	SRPT_STATE_NEW,
+	SRPT_STATE_NEED_DATA,
+	SRPT_STATE_DATA_IN,
+	SRPT_STATE_CMD_RSP_SENT,
+	SRPT_STATE_MGMT,
+	SRPT_STATE_MGMT_RSP_SENT,
+	SRPT_STATE_DONE,
+};
+
+/**
+ * struct srpt_ioctx - an IU buffer and its DMA mapping
+ * @cqe: completion queue entry of the work request that uses this buffer
+ * @buf: the buffer
+ * @dma: DMA address of @buf
+ * @offset: offset of the IU inside @buf (receive buffers only)
+ * @index: position of this context in its ring
+ */
+struct srpt_ioctx {
+	struct ib_cqe cqe;
+	void *buf;
+	dma_addr_t dma;
+	u32 offset;
+	u32 index;
+};
+
+/**
+ * struct srpt_recv_ioctx - receive context
+ * @ioctx: the buffer
+ * @wait_list: entry in the channel's list of IUs that arrived before RTU
+ * @byte_len: number of bytes received in this buffer
+ * @ch: channel the IU arrived on (set at receive time, needed with SRQ)
+ */
+struct srpt_recv_ioctx {
+	struct srpt_ioctx ioctx;
+	struct list_head wait_list;
+	u32 byte_len;
+	struct srpt_rdma_ch *ch;
+};
+
+/**
+ * struct srpt_rw_ctx - one remote buffer of a command
+ * @rw: rdma_rw context
+ * @sg: local scatterlist section that maps to the remote buffer
+ * @nents: entries in @sg
+ */
+struct srpt_rw_ctx {
+	struct rdma_rw_ctx rw;
+	struct scatterlist *sg;
+	unsigned int nents;
+};
+
+/**
+ * struct srpt_send_ioctx - send context: one SCSI command or TMF
+ * @ioctx: response buffer
+ * @ch: owning channel
+ * @recv_ioctx: receive buffer kept until the command completes (immediate
+ *	data is used in place)
+ * @free_list: entry in the channel's free list
+ * @wait_list: entry in the channel's list of commands waiting for send-queue
+ *	slots
+ * @s_rw_ctx: the one remote-buffer context used for direct descriptors
+ * @rw_ctxs: remote-buffer contexts, @s_rw_ctx or an allocated array
+ * @n_rw_ctx: number of entries in @rw_ctxs
+ * @n_rdma: send-queue slots held for RDMA work requests
+ * @rdma_cqe: completion entry of the last RDMA READ
+ * @imm_sg: scatterlist for immediate data
+ * @cmd: the LIO command
+ * @state: see enum srpt_command_state
+ * @dir: data direction
+ * @data_len: data length the descriptors describe
+ * @tag: initiator's tag
+ * @bounce_sg: copy of unaligned immediate data, or NULL
+ * @bounce_nents: entries in @bounce_sg
+ * @sq_wr_needed: send-queue slots the posting that waits needs
+ * @sq_wr_held: send-queue slots held by the posted response
+ * @rsp_len: length of the response IU in the buffer
+ * @waiting_rsp: the waiting posting is the response (else RDMA READs)
+ * @status_only: send status without the data-in transfer
+ * @cred_req: this context carries an SRP_CRED_REQ, not a command
+ * @sense_data: sense buffer
+ */
+struct srpt_send_ioctx {
+	struct srpt_ioctx ioctx;
+	struct srpt_rdma_ch *ch;
+	struct srpt_recv_ioctx *recv_ioctx;
+	struct list_head free_list;
+	struct list_head wait_list;
+	struct srpt_rw_ctx s_rw_ctx;
+	struct srpt_rw_ctx *rw_ctxs;
+	unsigned int n_rw_ctx;
+	unsigned int n_rdma;
+	struct ib_cqe rdma_cqe;
+	struct scatterlist imm_sg;
+	struct se_cmd cmd;
+	enum srpt_command_state state;
+	enum dma_data_direction dir;
+	u64 data_len;
+	u64 tag;
+	struct scatterlist *bounce_sg;
+	unsigned int bounce_nents;
+	u32 sq_wr_needed;
+	u32 sq_wr_held;
+	u32 rsp_len;
+	bool waiting_rsp;
+	bool status_only;
+	bool cred_req;
+	u8 sense_data[TRANSPORT_SENSE_BUFFER];
+};
+
+/**
+ * enum srpt_ch_state - channel life cycle; a channel only moves forward
+ * @CH_CONNECTING: login accepted, waiting for RTU / ESTABLISHED
+ * @CH_LIVE: IUs are processed
+ * @CH_DISCONNECTING: DREQ sent or received, QP moved to error
+ * @CH_DRAINING: waiting for the zero-length write to flush
+ * @CH_DISCONNECTED: all work requests completed, release queued
+ */
+enum srpt_ch_state {
+	CH_CONNECTING,
+	CH_LIVE,
+	CH_DISCONNECTING,
+	CH_DRAINING,
+	CH_DISCONNECTED,
+};
+
+struct srpt_port;
+struct srpt_nexus;
+
+/**
+ * struct srpt_rdma_ch - one SRP channel (RDMA connection + LIO session)
+ * @nexus: I_T nexus this channel belongs to
+ * @sport: HCA port the login arrived on
+ * @ib_cm_id: IB/CM connection, or NULL
+ * @rdma_cm_id: RDMA/CM connection, or NULL
+ * @using_rdma_cm: true for RDMA/CM logins
+ * @qp: queue pair
+ * @cq: completion queue (from the device's CQ pool)
+ * @cq_size: entries reserved in @cq
+ * @zw_cqe: completion entry of the zero-length write
+ * @kref: references; the last one frees the channel
+ * @rq_size: receive ring size == credits granted at login
+ * @sq_size: send queue size
+ * @sq_wr_avail: free send-queue slots, protected by @lock
+ * @max_ti_iu_len: largest IU the initiator accepts
+ * @max_it_iu_len: largest IU the initiator sends (negotiated)
+ * @max_rsp_size: size of the response buffers
+ * @req_lim_delta: credits to return with the next response
+ * @imm_data_offset: offset of immediate data in SRP_CMD, 0 when off
+ * @use_srq: receives come from the device SRQ
+ * @recv_lock: protects @cmd_wait_list and the state checks of the
+ *	receive path
+ * @lock: protects @free_list and @rw_wait_list
+ * @free_list: unused send contexts
+ * @rw_wait_list: commands waiting for send-queue slots
+ * @cmd_wait_list: IUs received before the channel went live
+ * @ioctx_ring: send contexts
+ * @ioctx_recv_ring: receive contexts (without SRQ)
+ * @state: see enum srpt_ch_state
+ * @processing_wait_list: true while @cmd_wait_list is being processed
+ * @rsp_buf_cache: slab of response buffers
+ * @req_buf_cache: slab of receive buffers
+ * @list: entry in the nexus channel list
+ * @sess: LIO session
+ * @sess_name: name the ACL was found under
+ * @release_work: frees the channel once drained
+ * @t_port_id: target port ID of the login
+ */
+struct srpt_rdma_ch {
+	struct srpt_nexus *nexus;
+	struct srpt_port *sport;
+	struct ib_cm_id *ib_cm_id;
+	struct rdma_cm_id *rdma_cm_id;
+	bool using_rdma_cm;
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	u32 cq_size;
+	struct ib_cqe zw_cqe;
+	struct kref kref;
+	int rq_size;
+	u32 sq_size;
+	int sq_wr_avail;
+	u32 max_ti_iu_len;
+	u32 max_it_iu_len;
+	u32 max_rsp_size;
+	atomic_t req_lim_delta;
+	u16 imm_data_offset;
+	bool use_srq;
+	spinlock_t recv_lock;	/* see above */
+	spinlock_t lock;	/* see above */
+	struct list_head free_list;
+	struct list_head rw_wait_list;
+	struct list_head cmd_wait_list;
+	struct srpt_send_ioctx **ioctx_ring;
+	struct srpt_recv_ioctx **ioctx_recv_ring;
+	enum srpt_ch_state state;
+	bool processing_wait_list;
+	struct kmem_cache *rsp_buf_cache;
+	struct kmem_cache *req_buf_cache;
+	struct list_head list;
+	struct se_session *sess;
+	char sess_name[40];
+	struct work_struct release_work;
+	u8 t_port_id[16];
+};
+
+/**
+ * struct srpt_nexus - I_T nexus: the channels of one initiator/target pair
+ * @entry: entry in the port's nexus list
+ * @ch_list: channels
+ * @i_port_id: initiator port ID
+ * @t_port_id: target port ID
+ */
+struct srpt_nexus {
+	struct list_head entry;
+	struct list_head ch_list;
+	u8 i_port_id[16];
+	u8 t_port_id[16];
+};
+
+/**
+ * struct srpt_port_attrib - TPG attributes (configfs attrib/)
+ * @srp_max_rdma_size: largest RDMA transfer advertised
+ * @srp_max_rsp_size: size of the response buffers
+ * @srp_sq_size: send queue size of new channels
+ * @use_srq: receive through the device SRQ
+ */
+struct srpt_port_attrib {
+	u32 srp_max_rdma_size;
+	u32 srp_max_rsp_size;
+	u32 srp_sq_size;
+	bool use_srq;
+};
+
+/**
+ * struct srpt_tpg - a target portal group
+ * @entry: entry in the port ID's TPG list
+ * @port_id: owning port ID
+ * @tpg: LIO portal group
+ */
+struct srpt_tpg {
+	struct list_head entry;
+	struct srpt_port_id *port_id;
+	struct se_portal_group tpg;
+};
+
+/**
+ * struct srpt_port_id - one name of an HCA port; a WWN in configfs
+ * @mutex: protects @tpg_list and @sport
+ * @tpg_list: TPGs under this WWN
+ * @entry: entry in the global list of port IDs
+ * @sport: the port, or NULL while the HCA is gone
+ * @wwn: LIO WWN
+ * @name: the name the WWN was created with
+ * @gid_form: true when @name is the GID form (0x + 32 hex digits)
+ */
+struct srpt_port_id {
+	struct mutex mutex;	/* see above */
+	struct list_head tpg_list;
+	struct list_head entry;
+	struct srpt_port *sport;
+	struct se_wwn wwn;
+	char name[SRPT_PORT_NAME_LEN];
+	bool gid_form;
+};
+
+/**
+ * struct port_and_port_id - result of looking up a WWN name
+ * @sport: the HCA port, or NULL
+ * @port_id: where the port keeps the WWN of that name form
+ */
+struct port_and_port_id {
+	struct srpt_port *sport;
+	struct srpt_port_id **port_id;
+};
+
+/**
+ * struct srpt_port - one HCA port
+ * @sdev: owning device
+ * @mad_agent: device-management MAD agent, or NULL
+ * @enabled: at least one TPG of the port is enabled
+ * @port: port number
+ * @sm_lid: subnet manager LID
+ * @lid: port LID
+ * @gid: GID at index 0
+ * @work: port refresh after an event
+ * @guid_name: GUID form of the port name
+ * @gid_name: GID form of the port name
+ * @guid_id: WWN made with @guid_name, or NULL
+ * @gid_id: WWN made with @gid_name, or NULL
+ * @port_attrib: TPG attributes
+ * @refcount: channels on this port
+ * @mutex: protects @nexus_list and channel lists
+ * @nexus_list: I_T nexuses
+ */
+struct srpt_port {
+	struct srpt_device *sdev;
+	struct ib_mad_agent *mad_agent;
+	bool enabled;
+	u32 port;
+	u32 sm_lid;
+	u32 lid;
+	union ib_gid gid;
+	struct work_struct work;
+	char guid_name[SRPT_PORT_NAME_LEN];
+	char gid_name[SRPT_PORT_NAME_LEN];
+	struct srpt_port_id *guid_id;
+	struct srpt_port_id *gid_id;
+	struct srpt_port_attrib port_attrib;
+	atomic_t refcount;
+	struct mutex mutex;	/* see above */
+	struct list_head nexus_list;
+};
+
+/**
+ * struct srpt_device - per-HCA state
+ * @list: entry in the global device list
+ * @device: the HCA
+ * @pd: protection domain
+ * @lkey: local DMA key
+ * @srq: shared receive queue, or NULL
+ * @cm_id: IB/CM listener, or NULL
+ * @srq_size: SRQ size
+ * @sdev_mutex: serialises SRQ enable/disable
+ * @use_srq: whether @srq is in use
+ * @req_buf_cache: slab of SRQ receive buffers
+ * @ioctx_ring: SRQ receive contexts
+ * @event_handler: asynchronous event handler
+ * @comp_vector: next completion vector to hand out
+ * @port_cnt: number of ports
+ * @port: per-port state
+ */
+struct srpt_device {
+	struct list_head list;
+	struct ib_device *device;
+	struct ib_pd *pd;
+	u32 lkey;
+	struct ib_srq *srq;
+	struct ib_cm_id *cm_id;
+	int srq_size;
+	struct mutex sdev_mutex;	/* see above */
+	bool use_srq;
+	struct kmem_cache *req_buf_cache;
+	struct srpt_recv_ioctx **ioctx_ring;
+	struct ib_event_handler event_handler;
+	atomic_t comp_vector;
+	u32 port_cnt;
+	struct srpt_port port[] __counted_by(port_cnt);
+};
+
+#endif /* IB_SRPT_H */
