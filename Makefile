@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Out-of-tree build of ib_srpt. Inside a kernel tree the build uses Kbuild
+# and Kconfig instead of this file.
+#
+#   make [modules]     build ib_srpt.ko against KDIR
+#   make install       install into /lib/modules/<release>/updates + depmod
+#   make clean
+#   make check         build checks, KUnit and the QEMU guest tests
+#   make demo          boot a guest and serve a LUN over soft-RoCE
+#   make man           section 9 manual pages into build/man/
+#   make bench         benchmarks (tools/bench/run.sh)
+#
+# KDIR defaults to /lib/modules/$(uname -r)/build and, when that does not
+# exist, to the newest installed /usr/src/linux-headers-6.12*-amd64.
+
+KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
+	if [ -d "$$d" ]; then echo "$$d"; else \
+	ls -d /usr/src/linux-headers-6.12*-amd64 2>/dev/null | sort -V | tail -n1; fi)
+ifeq ($(KDIR),)
+$(error no kernel build tree found: install linux-headers-6.12-amd64 or set KDIR)
+endif
+
+KERNELRELEASE_OF_KDIR = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+KERNELDOC ?= $(KDIR)/scripts/kernel-doc
+MANDIR ?= build/man
+# The functions of the API manual; "make man MAN_FUNCTIONS=" documents all.
+MAN_FUNCTIONS ?= tools/testing/documented-functions.txt
+KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_SRPT=m
+
+.PHONY: all modules clean install check demo man bench
+
+all: modules
+
+modules:
+	$(MAKE) $(KBUILD_ARGS) modules
+
+clean:
+	$(MAKE) $(KBUILD_ARGS) clean
+	rm -rf build
+
+# Modules go to updates/, which depmod ranks above the distribution's own
+# ib_srpt. Signing is skipped: the distribution's key is not available.
+install: modules
+	$(MAKE) $(KBUILD_ARGS) INSTALL_MOD_DIR=updates CONFIG_MODULE_SIG_ALL= modules_install
+	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KERNELRELEASE_OF_KDIR)
+
+check:
+	tools/testing/check.sh
+
+demo:
+	tools/testing/demo.sh
+
+bench:
+	tools/bench/run.sh
+
+man:
+	tools/make-man.sh $(KERNELDOC) ib_srpt.c $(MANDIR) $(MAN_FUNCTIONS)
