@@ -1,0 +1,293 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh - "make check": every check of ib_srpt in one run.
+#
+#   deps       install missing Debian packages (apt-get update first)
+#   build      make W=1 KCFLAGS=-Werror (zero warnings, kernel-doc included)
+#   sparse     make C=2 CF=-Wsparse-error (every file, also when up to date)
+#   checkpatch checkpatch.pl --strict --no-tree -f on the driver sources
+#   kernel-doc kernel-doc -none -Wall ib_srpt.c ib_srpt.h prints nothing
+#   man        make man gives exactly the pages of documented-functions.txt
+#   scripts    shellcheck on the harness scripts (if installed)
+#   in-tree    the sources dropped into drivers/infiniband/ulp/srpt of
+#              linux-source-6.12 with Debian's config, make M=... modules
+#   kunit      tools/testing/kunit.sh, when it exists
+#   guest      tools/testing/vm.sh: all guest tests in one boot
+#
+# Each stage counts as one pass/fail/skip; for the kunit and guest stages
+# each sub-result (guest test, sub-case, KUnit result) counts instead. A failing stage does not stop the
+# others; stages that need the module are counted as failed when the build
+# fails. The last line is "N passed, N failed[, N skipped]"; the exit status
+# is 1 if anything failed.
+#
+# Environment: STAGES="build sparse ..." runs only those stages (deps always
+# runs unless NO_DEPS=1); CHECK_STOCK=1 also runs the guest tests against the
+# stock ib_srpt; TESTS selects guest tests (see vm.sh); IB_SRPT_CACHE and
+# IB_SRPT_RESULTS as in common.sh.
+
+set -uo pipefail
+
+# shellcheck source=tools/testing/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+cd "$REPO" || exit 1
+
+CHECK_DIR=$RESULTS_BASE/check-$(date +%Y%m%d-%H%M%S)-$$
+mkdir -p "$CHECK_DIR"
+SUMMARY=$CHECK_DIR/summary.txt
+: >"$SUMMARY"
+T_START=$SECONDS
+BUILD_OK=0
+
+PACKAGES=(build-essential make gcc bc bison flex libelf-dev libssl-dev dwarves
+	kmod cpio xz-utils file python3 perl
+	linux-headers-6.12-amd64 linux-source-6.12
+	qemu-system-x86 busybox-static sparse shellcheck
+	iproute2 rdma-core ibverbs-utils srptools sg3-utils fio nvme-cli
+	targetcli-fb dbus libibverbs-dev librdmacm-dev libibumad-dev
+	python3-docutils)
+
+record() {
+	echo "$*" >>"$SUMMARY"
+}
+
+# stage [-s SUBFILE] NAME CMD...: run a stage with its output in
+# $CHECK_DIR/NAME.log, print its verdict and time. CMD's status: 0 pass,
+# 77 skip, else fail. With -s, the stage's sub-results (PASS|FAIL|SKIP name
+# lines in SUBFILE) are counted instead of the stage itself, plus a FAIL for
+# the stage when it failed without a failing sub-result.
+stage() {
+	local sub=
+	if [[ $1 == -s ]]; then
+		sub=$2
+		shift 2
+	fi
+	local name=$1 t0=$SECONDS rc=0 log=$CHECK_DIR/$1.log verdict
+	shift
+	printf '==> %s\n' "$name"
+	"$@" >"$log" 2>&1 || rc=$?
+	case $rc in
+	0) verdict=PASS ;;
+	77) verdict=SKIP ;;
+	*) verdict=FAIL ;;
+	esac
+	if [[ -n $sub && -s $sub ]]; then
+		add_subresults "$sub" "$name/"
+		if [[ $verdict == FAIL ]] && ! grep -q '^FAIL' "$sub"; then
+			record "FAIL $name"
+		fi
+	else
+		record "$verdict $name"
+	fi
+	printf '%s %s (%ds)\n' "$verdict" "$name" $((SECONDS - t0))
+	if [[ $verdict == FAIL ]]; then
+		tail -n 25 "$log" | sed 's/^/    | /'
+		echo "    full log: $log"
+	elif [[ $verdict == SKIP ]]; then
+		tail -n 1 "$log" | sed 's/^/    /'
+	fi
+	return "$rc"
+}
+
+want_stage() {
+	[[ -z ${STAGES:-} || " $STAGES " == *" $1 "* ]]
+}
+
+# Stages --------------------------------------------------------------------
+
+deps() {
+	local -a missing=()
+	local p
+	for p in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	if ((${#missing[@]} == 0)); then
+		echo "all ${#PACKAGES[@]} packages installed"
+		return 0
+	fi
+	echo "installing: ${missing[*]}"
+	local sudo=
+	((EUID == 0)) || sudo=sudo
+	$sudo apt-get update -q &&
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
+			--no-install-recommends "${missing[@]}"
+}
+
+# Fails on a non-zero status and on any warning in the output.
+make_clean_output() {
+	local out rc=0
+	out=$(make "$@" 2>&1) || rc=$?
+	echo "$out"
+	((rc == 0)) || return "$rc"
+	if grep -Ei 'warning|error:' <<<"$out"; then
+		echo "--- the lines above are warnings"
+		return 1
+	fi
+}
+
+build() {
+	make clean >/dev/null 2>&1
+	make_clean_output W=1 KCFLAGS=-Werror modules || return
+	[[ -f ib_srpt.ko ]] || { echo "ib_srpt.ko not built"; return 1; }
+	modinfo ib_srpt.ko
+}
+
+sparse_check() {
+	command -v sparse >/dev/null || { echo "sparse is not installed"; return 1; }
+	make_clean_output W=1 KCFLAGS=-Werror C=2 CF=-Wsparse-error modules
+}
+
+driver_sources() {
+	local f
+	for f in ib_srpt.c ib_srpt.h ib_srpt_test.c ./*.inc; do
+		[[ -f $f ]] && echo "${f#./}"
+	done
+}
+
+checkpatch() {
+	local src files
+	src=$(prepare_source) || return
+	mapfile -t files < <(driver_sources)
+	((${#files[@]})) || { echo "no driver sources"; return 1; }
+	echo "checkpatch.pl --strict --no-tree -f ${files[*]}"
+	"$src/scripts/checkpatch.pl" --strict --no-tree --color=never --show-types -f "${files[@]}"
+}
+
+kerneldoc() {
+	local kdir out f
+	local -a files=()
+	kdir=$(find_kdir) || return
+	for f in ib_srpt.c ib_srpt.h; do
+		[[ -f $f ]] && files+=("$f")
+	done
+	((${#files[@]})) || { echo "no driver sources"; return 1; }
+	out=$("$kdir/scripts/kernel-doc" -none -Wall "${files[@]}" 2>&1)
+	echo "kernel-doc -none -Wall ${files[*]}"
+	[[ -z $out ]] && return 0
+	echo "$out"
+	return 1
+}
+
+man_pages() {
+	make man || return
+	tools/testing/check-man.sh build/man tools/testing/documented-functions.txt
+}
+
+shellcheck_scripts() {
+	command -v shellcheck >/dev/null || { echo "shellcheck is not installed"; return 77; }
+	local -a files
+	mapfile -t files < <(find tools .ci -type f \( -name '*.sh' -o -path .ci/run \) 2>/dev/null | sort)
+	echo "shellcheck ${files[*]}"
+	shellcheck -x "${files[@]}" && shellcheck -s sh -e SC2013 tools/testing/guest/init
+}
+
+in_tree() {
+	local kdir kver src obj dst f
+	kdir=$(find_kdir) || return
+	kver=$(kver_of "$kdir")
+	src=$(prepare_source) || return
+	obj=$CACHE/intree-$kver
+	dst=$src/drivers/infiniband/ulp/srpt
+	# Our files replace the directory's contents.
+	rm -rf "$dst"
+	mkdir -p "$dst"
+	for f in Kbuild Kconfig Makefile $(driver_sources); do
+		cp "$f" "$dst/"
+	done
+	if [[ ! -f $obj/.ib_srpt-prepared ]]; then
+		echo "preparing $obj (once)"
+		rm -rf "$obj"
+		mkdir -p "$obj"
+		cp "$kdir/.config" "$kdir/Module.symvers" "$obj/"
+		make -C "$src" O="$obj" olddefconfig || return
+		make -C "$src" O="$obj" -j"$(nproc)" modules_prepare || return
+		touch "$obj/.ib_srpt-prepared"
+	else
+		# Parses our Kconfig again.
+		make -C "$src" O="$obj" olddefconfig || return
+	fi
+	if ! grep -q 'CONFIG_INFINIBAND_SRPT=m' "$obj/.config"; then
+		echo "CONFIG_INFINIBAND_SRPT=m missing from the in-tree .config"
+		return 1
+	fi
+	make_clean_output -C "$src" O="$obj" M="$dst" W=1 KCFLAGS=-Werror modules || return
+	[[ -f $dst/ib_srpt.ko ]] || { echo "in-tree ib_srpt.ko not built"; return 1; }
+}
+
+# kunit.sh reports sub-results as "PASS|FAIL|SKIP name" lines, appended to
+# the file $SUBRESULTS or printed on stdout.
+KUNIT_SUB=$CHECK_DIR/kunit.sub
+kunit() {
+	local rc=0
+	[[ -x tools/testing/kunit.sh ]] || { echo "tools/testing/kunit.sh does not exist yet"; return 77; }
+	: >"$KUNIT_SUB"
+	SUBRESULTS=$KUNIT_SUB tools/testing/kunit.sh | tee "$CHECK_DIR/kunit.out" || rc=$?
+	[[ -s $KUNIT_SUB ]] || grep -E '^(PASS|FAIL|SKIP) ' "$CHECK_DIR/kunit.out" >"$KUNIT_SUB"
+	return "$rc"
+}
+
+GUEST_DIR=$CHECK_DIR/guest
+guest() {
+	VM_RUN_DIR=$GUEST_DIR tools/testing/vm.sh run
+}
+
+GUEST_STOCK_DIR=$CHECK_DIR/guest-stock
+guest_stock() {
+	SRPT=stock VM_RUN_DIR=$GUEST_STOCK_DIR tools/testing/vm.sh run
+}
+
+# add_subresults FILE PREFIX: count the PASS/FAIL/SKIP lines of FILE.
+add_subresults() {
+	local line
+	[[ -f $1 ]] || return 0
+	while read -r line; do
+		[[ $line =~ ^(PASS|FAIL|SKIP)[[:space:]]+([^[:space:]].*)$ ]] || continue
+		record "${BASH_REMATCH[1]} $2${BASH_REMATCH[2]}"
+	done <"$1"
+}
+
+# Run -----------------------------------------------------------------------
+
+echo "ib_srpt make check: logs in $CHECK_DIR"
+[[ ${NO_DEPS:-0} == 1 ]] || stage deps deps
+if want_stage build; then
+	stage build build && BUILD_OK=1
+elif [[ -f ib_srpt.ko ]]; then
+	BUILD_OK=1
+fi
+want_stage sparse && stage sparse sparse_check
+want_stage checkpatch && stage checkpatch checkpatch
+want_stage kernel-doc && stage kernel-doc kerneldoc
+want_stage man && stage man man_pages
+want_stage scripts && stage scripts shellcheck_scripts
+want_stage in-tree && stage in-tree in_tree
+want_stage kunit && stage -s "$KUNIT_SUB" kunit kunit
+if want_stage guest; then
+	if ((BUILD_OK)); then
+		stage -s "$GUEST_DIR/out/results.txt" guest guest
+	else
+		record "FAIL guest"
+		echo "FAIL guest (not run: the build failed)"
+	fi
+fi
+if [[ ${CHECK_STOCK:-0} == 1 ]]; then
+	stage -s "$GUEST_STOCK_DIR/out/results.txt" guest-stock guest_stock
+fi
+
+pass=$(grep -c '^PASS' "$SUMMARY")
+fail=$(grep -c '^FAIL' "$SUMMARY")
+skip=$(grep -c '^SKIP' "$SUMMARY")
+echo
+if ((fail)); then
+	echo "failed:"
+	grep '^FAIL' "$SUMMARY" | sed 's/^FAIL /  /'
+fi
+echo "total time $((SECONDS - T_START))s; logs in $CHECK_DIR"
+if ((skip)); then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+((fail == 0))
