@@ -1,0 +1,2224 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests of ib_srpt. This file is included at the end of ib_srpt.c
+ * (CONFIG_INFINIBAND_SRPT_KUNIT_TEST) so that it can call the driver's
+ * static functions. It covers the device-management MAD replies byte by
+ * byte, the WWN and ACL name parsers and formatters, login-request
+ * validation, the SRP_CMD data-descriptor parser, command-state transitions
+ * and credit accounting. No RDMA device is needed: the MAD handlers only
+ * read the ib_device attributes and the port attributes, which the tests
+ * fake.
+ */
+
+#include <kunit/test.h>
+#include <linux/inet.h>
+
+#define SRPT_TEST_GUID		0x0002c90300a1b2c3ULL
+#define SRPT_TEST_REQ_SIZE	8260
+#define SRPT_TEST_VENDOR	0x0002c9
+#define SRPT_TEST_PART		4119		/* 0x1017 */
+#define SRPT_TEST_HW_VER	0x00a0
+#define SRPT_TEST_MAX_QP_WR	16384
+#define SRPT_TEST_SQ_SIZE	4096
+#define SRPT_TEST_RDMA_SIZE	65536
+#define SRPT_TEST_TID		0x1122334455667788ULL
+
+/* The ServiceEntries attribute modifier: slot, last and first entry. */
+#define SVC_MOD(slot, hi, lo)	(((u32)(slot) << 16) | ((hi) << 8) | (lo))
+
+/**
+ * struct srpt_test_ctx - per-test state
+ * @ibdev: fake HCA; only its attributes are read
+ * @sdev: fake SRPT device with one port
+ * @sport: port 1 of @sdev
+ * @saved_guid: srpt_service_guid before the test
+ * @saved_req_size: srp_max_req_size before the test
+ */
+struct srpt_test_ctx {
+	struct ib_device *ibdev;
+	struct srpt_device *sdev;
+	struct srpt_port *sport;
+	u64 saved_guid;
+	int saved_req_size;
+};
+
+static int srpt_test_init(struct kunit *test)
+{
+	struct srpt_test_ctx *ctx;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	ctx->ibdev = kunit_kzalloc(test, sizeof(*ctx->ibdev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->ibdev);
+	ctx->sdev = kunit_kzalloc(test, struct_size(ctx->sdev, port, 1),
+				  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->sdev);
+
+	ctx->ibdev->attrs.vendor_id = SRPT_TEST_VENDOR;
+	ctx->ibdev->attrs.vendor_part_id = SRPT_TEST_PART;
+	ctx->ibdev->attrs.hw_ver = SRPT_TEST_HW_VER;
+	ctx->ibdev->attrs.max_qp_wr = SRPT_TEST_MAX_QP_WR;
+
+	ctx->sdev->device = ctx->ibdev;
+	ctx->sdev->port_cnt = 1;
+	ctx->sport = &ctx->sdev->port[0];
+	ctx->sport->sdev = ctx->sdev;
+	ctx->sport->port = 1;
+	ctx->sport->port_attrib.srp_sq_size = SRPT_TEST_SQ_SIZE;
+	ctx->sport->port_attrib.srp_max_rdma_size = SRPT_TEST_RDMA_SIZE;
+	ctx->sport->port_attrib.srp_max_rsp_size = SRPT_DEF_RSP_SIZE;
+
+	ctx->saved_guid = srpt_service_guid;
+	ctx->saved_req_size = srp_max_req_size;
+	srpt_service_guid = SRPT_TEST_GUID;
+	srp_max_req_size = SRPT_TEST_REQ_SIZE;
+
+	test->priv = ctx;
+	return 0;
+}
+
+static void srpt_test_exit(struct kunit *test)
+{
+	struct srpt_test_ctx *ctx = test->priv;
+
+	srpt_service_guid = ctx->saved_guid;
+	srp_max_req_size = ctx->saved_req_size;
+}
+
+static struct srpt_port *test_sport(struct kunit *test)
+{
+	return ((struct srpt_test_ctx *)test->priv)->sport;
+}
+
+/* A response buffer full of garbage, to prove every byte gets written. */
+static struct ib_dm_mad *dirty_mad(struct kunit *test)
+{
+	struct ib_dm_mad *mad = kunit_kmalloc(test, sizeof(*mad), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, mad);
+	memset(mad, 0xa5, sizeof(*mad));
+	return mad;
+}
+
+static u16 mad_status(const struct ib_dm_mad *mad)
+{
+	return be16_to_cpu(mad->mad_hdr.status);
+}
+
+/* A device-management request as an initiator would send it. */
+static struct ib_mad *dm_request(struct kunit *test, u8 method, u16 attr_id,
+				 u32 attr_mod)
+{
+	struct ib_mad *rq = kunit_kzalloc(test, sizeof(*rq), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rq);
+	rq->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
+	rq->mad_hdr.mgmt_class = IB_MGMT_CLASS_DEVICE_MGMT;
+	rq->mad_hdr.class_version = 1;
+	rq->mad_hdr.method = method;
+	rq->mad_hdr.tid = cpu_to_be64(SRPT_TEST_TID);
+	rq->mad_hdr.attr_id = cpu_to_be16(attr_id);
+	rq->mad_hdr.attr_mod = cpu_to_be32(attr_mod);
+	return rq;
+}
+
+/* The 24-byte common MAD header of the reply to dm_request(). */
+static void expect_reply_hdr(struct kunit *test, const struct ib_dm_mad *rsp,
+			     u16 status, u16 attr_id, u32 attr_mod)
+{
+	const u8 hdr[24] = {
+		0x01, 0x06, 0x01, 0x81,
+		status >> 8, status & 0xff, 0x00, 0x00,
+		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+		attr_id >> 8, attr_id & 0xff, 0x00, 0x00,
+		attr_mod >> 24, (attr_mod >> 16) & 0xff,
+		(attr_mod >> 8) & 0xff, attr_mod & 0xff,
+	};
+
+	KUNIT_EXPECT_MEMEQ(test, &rsp->mad_hdr, hdr, sizeof(hdr));
+}
+
+static void expect_zero(struct kunit *test, const void *p, size_t len)
+{
+	const u8 *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i])
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, len, "non-zero byte 0x%02x at %zu",
+			    i < len ? b[i] : 0, i);
+}
+
+/* Runs a request through srpt_mad_build_reply() into a zeroed reply. */
+static struct ib_dm_mad *dm_reply(struct kunit *test, u8 method, u16 attr_id,
+				  u32 attr_mod)
+{
+	struct ib_mad *rq = dm_request(test, method, attr_id, attr_mod);
+	struct ib_dm_mad *rsp = kunit_kzalloc(test, sizeof(*rsp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rsp);
+	KUNIT_ASSERT_TRUE(test, srpt_mad_build_reply(test_sport(test), rq,
+						     rsp));
+	/* The DM class header (RMPP header and reserved bytes) stays zero. */
+	expect_zero(test, rsp->reserved, sizeof(rsp->reserved));
+	return rsp;
+}
+
+static const u8 expected_class_port_info[72] = {
+	0x01, 0x01, 0x00, 0x00,	/* base/class version, capability mask */
+	0x00, 0x00, 0x00, 0x14,	/* capability mask 2, response time 20 */
+};
+
+static const u8 expected_iou_info[132] = {
+	0x00, 0x01,		/* change ID */
+	0x10,			/* max controllers */
+	0x00,			/* option ROM */
+	0x10,			/* slot 1 present, slot 2 empty */
+};
+
+static const u8 expected_ioc_profile[128] = {
+	/* GUID */
+	0x00, 0x02, 0xc9, 0x03, 0x00, 0xa1, 0xb2, 0xc3,
+	/* vendor ID (upper 24 bits), device ID */
+	0x00, 0x02, 0xc9, 0x00, 0x00, 0x00, 0x10, 0x17,
+	/* device version, reserved, subsystem vendor ID */
+	0x00, 0xa0, 0x00, 0x00, 0x00, 0x02, 0xc9, 0x00,
+	/* subsystem ID, I/O class, I/O subclass */
+	0x00, 0x00, 0x10, 0x17, 0x01, 0x00, 0x60, 0x9e,
+	/* protocol, protocol version, reserved */
+	0x01, 0x08, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00,
+	/* send queue depth, reserved, RDMA read depth, send size */
+	0x10, 0x00, 0x00, 0x10, 0x00, 0x00, 0x20, 0x44,
+	/* RDMA size, capabilities, reserved, service entries, reserved */
+	0x00, 0x01, 0x00, 0x00, 0x3f, 0x00, 0x01, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	/* ID string */
+	'S', 'C', 'S', 'I', ' ', 'R', 'D', 'M', 'A', ' ',
+	'P', 'r', 'o', 't', 'o', 'c', 'o', 'l', ' ',
+	't', 'a', 'r', 'g', 'e', 't',
+};
+
+static const u8 expected_svc_entry[48] = {
+	'S', 'R', 'P', '.', 'T', '1', '0', ':',
+	'0', '0', '0', '2', 'c', '9', '0', '3',
+	'0', '0', 'a', '1', 'b', '2', 'c', '3',
+	[40] = 0x00, 0x02, 0xc9, 0x03, 0x00, 0xa1, 0xb2, 0xc3,
+};
+
+/* ---- wire layout of the device-management structures ---- */
+
+static void srpt_test_dm_layout(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_mad), 256);
+	KUNIT_EXPECT_EQ(test, offsetof(struct ib_dm_mad, data), 64);
+	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_iou_info), 132);
+	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_ioc_profile), 128);
+	KUNIT_EXPECT_EQ(test, offsetof(struct ib_dm_ioc_profile, send_size),
+			44);
+	KUNIT_EXPECT_EQ(test, offsetof(struct ib_dm_ioc_profile, id_string),
+			64);
+	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_svc_entry), 48);
+	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_svc_entries), 192);
+	KUNIT_EXPECT_EQ(test, sizeof(struct ib_class_port_info), 72);
+}
+
+/* ---- ClassPortInfo ---- */
+
+static void srpt_test_class_port_info(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+
+	srpt_get_class_port_info(mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), 0);
+	KUNIT_EXPECT_MEMEQ(test, mad->data, expected_class_port_info,
+			   sizeof(expected_class_port_info));
+	expect_zero(test, mad->data + 72, sizeof(mad->data) - 72);
+}
+
+static void srpt_test_class_port_info_reply(struct kunit *test)
+{
+	struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_GET,
+					 DM_ATTR_CLASS_PORT_INFO, 0);
+
+	expect_reply_hdr(test, rsp, 0, DM_ATTR_CLASS_PORT_INFO, 0);
+	KUNIT_EXPECT_MEMEQ(test, rsp->data, expected_class_port_info,
+			   sizeof(expected_class_port_info));
+	expect_zero(test, rsp->data + 72, sizeof(rsp->data) - 72);
+}
+
+static void srpt_test_class_port_info_resp_time(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+	struct ib_class_port_info *cpi = (void *)mad->data;
+
+	srpt_get_class_port_info(mad);
+	KUNIT_EXPECT_EQ(test, ib_get_cpi_resp_time(cpi), 20);
+	KUNIT_EXPECT_EQ(test, ib_get_cpi_capmask2(cpi), 0);
+	KUNIT_EXPECT_EQ(test, cpi->base_version, 1);
+	KUNIT_EXPECT_EQ(test, cpi->class_version, 1);
+}
+
+/* ---- IOUnitInfo and the controller list ---- */
+
+static void srpt_test_iou_info(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+
+	srpt_get_iou(mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), 0);
+	KUNIT_EXPECT_MEMEQ(test, mad->data, expected_iou_info,
+			   sizeof(expected_iou_info));
+	expect_zero(test, mad->data + 132, sizeof(mad->data) - 132);
+}
+
+static void srpt_test_iou_info_reply(struct kunit *test)
+{
+	struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_GET,
+					 DM_ATTR_IOU_INFO, 0);
+
+	expect_reply_hdr(test, rsp, 0, DM_ATTR_IOU_INFO, 0);
+	KUNIT_EXPECT_MEMEQ(test, rsp->data, expected_iou_info,
+			   sizeof(expected_iou_info));
+	expect_zero(test, rsp->data + 132, sizeof(rsp->data) - 132);
+}
+
+static void srpt_test_iou_info_attr_mod_ignored(struct kunit *test)
+{
+	struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_GET,
+					 DM_ATTR_IOU_INFO, 0xffffffff);
+
+	expect_reply_hdr(test, rsp, 0, DM_ATTR_IOU_INFO, 0xffffffff);
+	KUNIT_EXPECT_MEMEQ(test, rsp->data, expected_iou_info,
+			   sizeof(expected_iou_info));
+}
+
+static void srpt_test_set_ioc_odd_slot(struct kunit *test)
+{
+	u8 list[128] = { [0] = 0x0a };
+
+	srpt_set_ioc(list, 1, SRPT_IOC_PRESENT);
+	KUNIT_EXPECT_EQ(test, list[0], 0x1a);
+	expect_zero(test, list + 1, sizeof(list) - 1);
+}
+
+static void srpt_test_set_ioc_even_slot(struct kunit *test)
+{
+	u8 list[128] = { [0] = 0xb0 };
+
+	srpt_set_ioc(list, 2, SRPT_IOC_PRESENT);
+	KUNIT_EXPECT_EQ(test, list[0], 0xb1);
+	expect_zero(test, list + 1, sizeof(list) - 1);
+}
+
+static void srpt_test_set_ioc_last_slots(struct kunit *test)
+{
+	u8 list[128] = {};
+
+	srpt_set_ioc(list, 15, 0x2);
+	srpt_set_ioc(list, 16, 0x3);
+	KUNIT_EXPECT_EQ(test, list[7], 0x23);
+	expect_zero(test, list, 7);
+	expect_zero(test, list + 8, sizeof(list) - 8);
+}
+
+static void srpt_test_set_ioc_clear(struct kunit *test)
+{
+	u8 list[128];
+
+	memset(list, 0xff, sizeof(list));
+	srpt_set_ioc(list, 1, SRPT_IOC_NOT_INSTALLED);
+	srpt_set_ioc(list, 4, SRPT_IOC_NOT_INSTALLED);
+	KUNIT_EXPECT_EQ(test, list[0], 0x0f);
+	KUNIT_EXPECT_EQ(test, list[1], 0xf0);
+	KUNIT_EXPECT_EQ(test, list[2], 0xff);
+}
+
+static void srpt_test_set_ioc_bad_slot(struct kunit *test)
+{
+	u8 list[128] = {};
+
+	srpt_set_ioc(list, 0, SRPT_IOC_PRESENT);
+	srpt_set_ioc(list, SRPT_IOC_SLOTS + 1, SRPT_IOC_PRESENT);
+	srpt_set_ioc(list, 256, SRPT_IOC_PRESENT);
+	srpt_set_ioc(list, U32_MAX, SRPT_IOC_PRESENT);
+	expect_zero(test, list, sizeof(list));
+}
+
+static void srpt_test_set_ioc_value_masked(struct kunit *test)
+{
+	u8 list[128] = {};
+
+	srpt_set_ioc(list, 2, 0xf1);
+	KUNIT_EXPECT_EQ(test, list[0], 0x01);
+	srpt_set_ioc(list, 1, 0x2f);
+	KUNIT_EXPECT_EQ(test, list[0], 0xf1);
+}
+
+/* ---- IOControllerProfile ---- */
+
+static void srpt_test_ioc_profile(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+
+	srpt_get_ioc(test_sport(test), 1, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), 0);
+	KUNIT_EXPECT_MEMEQ(test, mad->data, expected_ioc_profile,
+			   sizeof(expected_ioc_profile));
+	expect_zero(test, mad->data + 128, sizeof(mad->data) - 128);
+}
+
+static void srpt_test_ioc_profile_reply(struct kunit *test)
+{
+	struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_GET,
+					 DM_ATTR_IOC_PROFILE, 1);
+
+	expect_reply_hdr(test, rsp, 0, DM_ATTR_IOC_PROFILE, 1);
+	KUNIT_EXPECT_MEMEQ(test, rsp->data, expected_ioc_profile,
+			   sizeof(expected_ioc_profile));
+	expect_zero(test, rsp->data + 128, sizeof(rsp->data) - 128);
+}
+
+static void srpt_test_ioc_profile_fields(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+	struct ib_dm_ioc_profile *p = (void *)mad->data;
+
+	srpt_get_ioc(test_sport(test), 1, mad);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(p->guid), SRPT_TEST_GUID);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(p->vendor_id) >> 8,
+			SRPT_TEST_VENDOR);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(p->device_id), SRPT_TEST_PART);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(p->io_class),
+			SRP_REV16A_IB_IO_CLASS);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(p->io_subclass), 0x609e);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(p->protocol), 0x0108);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(p->protocol_version), 1);
+	KUNIT_EXPECT_EQ(test, p->rdma_read_depth, SRPT_RDMA_READ_DEPTH);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(p->send_size), SRPT_TEST_REQ_SIZE);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(p->rdma_size), SRPT_TEST_RDMA_SIZE);
+	KUNIT_EXPECT_EQ(test, p->num_svc_entries, 1);
+	KUNIT_EXPECT_STREQ(test, (char *)p->id_string,
+			   "SCSI RDMA Protocol target");
+}
+
+static void srpt_test_ioc_profile_sq_depth_hca_limit(struct kunit *test)
+{
+	struct srpt_port *sport = test_sport(test);
+	struct ib_dm_mad *mad = dirty_mad(test);
+	struct ib_dm_ioc_profile *p = (void *)mad->data;
+
+	sport->port_attrib.srp_sq_size = 65535;
+	sport->sdev->device->attrs.max_qp_wr = 1000;
+	srpt_get_ioc(sport, 1, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(p->send_queue_depth), 1000);
+}
+
+static void srpt_test_ioc_profile_sq_depth_attr(struct kunit *test)
+{
+	struct srpt_port *sport = test_sport(test);
+	struct ib_dm_mad *mad = dirty_mad(test);
+	struct ib_dm_ioc_profile *p = (void *)mad->data;
+
+	sport->port_attrib.srp_sq_size = 65535;
+	sport->sdev->device->attrs.max_qp_wr = 1 << 20;
+	srpt_get_ioc(sport, 1, mad);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(p->send_queue_depth), 65535);
+}
+
+static void srpt_test_ioc_profile_follows_settings(struct kunit *test)
+{
+	struct srpt_port *sport = test_sport(test);
+	struct ib_dm_mad *mad = dirty_mad(test);
+	struct ib_dm_ioc_profile *p = (void *)mad->data;
+
+	srpt_service_guid = 0xfedcba9876543210ULL;
+	srp_max_req_size = SRPT_MIN_MAX_REQ_SIZE;
+	sport->port_attrib.srp_max_rdma_size = SRPT_MAX_RDMA_SIZE;
+	sport->sdev->device->attrs.vendor_id = 0x123456;
+	sport->sdev->device->attrs.hw_ver = 0xbeef;
+	srpt_get_ioc(sport, 1, mad);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(p->guid), 0xfedcba9876543210ULL);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(p->send_size),
+			SRPT_MIN_MAX_REQ_SIZE);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(p->rdma_size), SRPT_MAX_RDMA_SIZE);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(p->vendor_id), 0x12345600);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(p->device_version), 0xbeef);
+}
+
+static void srpt_test_ioc_slot0(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+
+	srpt_get_ioc(test_sport(test), 0, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), DM_MAD_STATUS_INVALID_FIELD);
+	expect_zero(test, mad->data, sizeof(mad->data));
+}
+
+static void srpt_test_ioc_slot17(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+
+	srpt_get_ioc(test_sport(test), 17, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), DM_MAD_STATUS_INVALID_FIELD);
+	expect_zero(test, mad->data, sizeof(mad->data));
+}
+
+static void srpt_test_ioc_slot_huge(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+
+	srpt_get_ioc(test_sport(test), U32_MAX, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), DM_MAD_STATUS_INVALID_FIELD);
+	srpt_get_ioc(test_sport(test), 0x10001, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), DM_MAD_STATUS_INVALID_FIELD);
+}
+
+static void srpt_test_ioc_empty_slots(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+	u32 slot;
+
+	for (slot = 2; slot <= SRPT_IOC_SLOTS; slot++) {
+		memset(mad, 0x5a, sizeof(*mad));
+		srpt_get_ioc(test_sport(test), slot, mad);
+		KUNIT_EXPECT_EQ_MSG(test, mad_status(mad),
+				    DM_MAD_STATUS_NO_IOC, "slot %u", slot);
+		expect_zero(test, mad->data, sizeof(mad->data));
+	}
+}
+
+static void srpt_test_ioc_slot0_reply(struct kunit *test)
+{
+	struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_GET,
+					 DM_ATTR_IOC_PROFILE, 0);
+
+	expect_reply_hdr(test, rsp, 0x001c, DM_ATTR_IOC_PROFILE, 0);
+	expect_zero(test, rsp->data, sizeof(rsp->data));
+}
+
+static void srpt_test_ioc_slot17_reply(struct kunit *test)
+{
+	struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_GET,
+					 DM_ATTR_IOC_PROFILE, 17);
+
+	expect_reply_hdr(test, rsp, 0x001c, DM_ATTR_IOC_PROFILE, 17);
+	expect_zero(test, rsp->data, sizeof(rsp->data));
+}
+
+static void srpt_test_ioc_slot2_reply(struct kunit *test)
+{
+	struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_GET,
+					 DM_ATTR_IOC_PROFILE, 2);
+
+	expect_reply_hdr(test, rsp, 0x0100, DM_ATTR_IOC_PROFILE, 2);
+	expect_zero(test, rsp->data, sizeof(rsp->data));
+}
+
+static void srpt_test_ioc_slot16_reply(struct kunit *test)
+{
+	struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_GET,
+					 DM_ATTR_IOC_PROFILE, 16);
+
+	expect_reply_hdr(test, rsp, 0x0100, DM_ATTR_IOC_PROFILE, 16);
+}
+
+/* ---- ServiceEntries ---- */
+
+static void srpt_test_svc_entries(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+
+	srpt_get_svc_entries(SRPT_TEST_GUID, 1, 0, 0, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), 0);
+	KUNIT_EXPECT_MEMEQ(test, mad->data, expected_svc_entry,
+			   sizeof(expected_svc_entry));
+	expect_zero(test, mad->data + 48, sizeof(mad->data) - 48);
+}
+
+static void srpt_test_svc_entries_reply(struct kunit *test)
+{
+	struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_GET,
+					 DM_ATTR_SVC_ENTRIES,
+					 SVC_MOD(1, 0, 0));
+
+	expect_reply_hdr(test, rsp, 0, DM_ATTR_SVC_ENTRIES, 0x00010000);
+	KUNIT_EXPECT_MEMEQ(test, rsp->data, expected_svc_entry,
+			   sizeof(expected_svc_entry));
+	expect_zero(test, rsp->data + 48, sizeof(rsp->data) - 48);
+}
+
+static void srpt_test_svc_entries_name_and_id(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+	struct ib_dm_svc_entries *s = (void *)mad->data;
+
+	srpt_get_svc_entries(0xfedcba9876543210ULL, 1, 0, 0, mad);
+	KUNIT_EXPECT_STREQ(test, (char *)s->service_entries[0].name,
+			   "SRP.T10:fedcba9876543210");
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(s->service_entries[0].id),
+			0xfedcba9876543210ULL);
+	expect_zero(test, s->service_entries[0].name + 24, 16);
+}
+
+static void srpt_test_svc_entries_uses_service_guid(struct kunit *test)
+{
+	struct ib_dm_mad *rsp;
+	struct ib_dm_svc_entries *s;
+
+	srpt_service_guid = 0x0123456789abcdefULL;
+	rsp = dm_reply(test, IB_MGMT_METHOD_GET, DM_ATTR_SVC_ENTRIES,
+		       SVC_MOD(1, 0, 0));
+	s = (void *)rsp->data;
+	KUNIT_EXPECT_EQ(test, mad_status(rsp), 0);
+	KUNIT_EXPECT_STREQ(test, (char *)s->service_entries[0].name,
+			   "SRP.T10:0123456789abcdef");
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(s->service_entries[0].id),
+			0x0123456789abcdefULL);
+}
+
+static void srpt_test_svc_entries_hi_lt_lo(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+
+	srpt_get_svc_entries(SRPT_TEST_GUID, 1, 0, 1, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), DM_MAD_STATUS_NO_IOC);
+	expect_zero(test, mad->data, sizeof(mad->data));
+}
+
+static void srpt_test_svc_entries_hi_too_big(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+
+	srpt_get_svc_entries(SRPT_TEST_GUID, 1, 1, 0, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), DM_MAD_STATUS_NO_IOC);
+	expect_zero(test, mad->data, sizeof(mad->data));
+	srpt_get_svc_entries(SRPT_TEST_GUID, 1, 3, 0, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), DM_MAD_STATUS_NO_IOC);
+	srpt_get_svc_entries(SRPT_TEST_GUID, 1, 255, 255, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), DM_MAD_STATUS_NO_IOC);
+}
+
+static void srpt_test_svc_entries_range_too_long(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+
+	srpt_get_svc_entries(SRPT_TEST_GUID, 1, 255, 0, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), DM_MAD_STATUS_NO_IOC);
+	expect_zero(test, mad->data, sizeof(mad->data));
+}
+
+static void srpt_test_svc_entries_slot0(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+
+	srpt_get_svc_entries(SRPT_TEST_GUID, 0, 0, 0, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), DM_MAD_STATUS_INVALID_FIELD);
+	expect_zero(test, mad->data, sizeof(mad->data));
+}
+
+static void srpt_test_svc_entries_slot17(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+
+	srpt_get_svc_entries(SRPT_TEST_GUID, 17, 0, 0, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), DM_MAD_STATUS_INVALID_FIELD);
+	srpt_get_svc_entries(SRPT_TEST_GUID, U16_MAX, 0, 0, mad);
+	KUNIT_EXPECT_EQ(test, mad_status(mad), DM_MAD_STATUS_INVALID_FIELD);
+}
+
+static void srpt_test_svc_entries_empty_slot(struct kunit *test)
+{
+	struct ib_dm_mad *mad = dirty_mad(test);
+	u16 slot;
+
+	for (slot = 2; slot <= SRPT_IOC_SLOTS; slot++) {
+		srpt_get_svc_entries(SRPT_TEST_GUID, slot, 0, 0, mad);
+		KUNIT_EXPECT_EQ_MSG(test, mad_status(mad),
+				    DM_MAD_STATUS_NO_IOC, "slot %u", slot);
+		expect_zero(test, mad->data, sizeof(mad->data));
+	}
+}
+
+static void srpt_test_svc_entries_bad_range_reply(struct kunit *test)
+{
+	struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_GET,
+					 DM_ATTR_SVC_ENTRIES,
+					 SVC_MOD(1, 1, 0));
+
+	expect_reply_hdr(test, rsp, 0x0100, DM_ATTR_SVC_ENTRIES, 0x00010100);
+	expect_zero(test, rsp->data, sizeof(rsp->data));
+}
+
+static void srpt_test_svc_entries_modifier_decoding(struct kunit *test)
+{
+	struct ib_dm_mad *rsp;
+
+	/* slot 1 in bits 31..16, hi in 15..8, lo in 7..0 */
+	rsp = dm_reply(test, IB_MGMT_METHOD_GET, DM_ATTR_SVC_ENTRIES,
+		       SVC_MOD(1, 0, 1));
+	KUNIT_EXPECT_EQ(test, mad_status(rsp), DM_MAD_STATUS_NO_IOC);
+	rsp = dm_reply(test, IB_MGMT_METHOD_GET, DM_ATTR_SVC_ENTRIES,
+		       SVC_MOD(0, 0, 0));
+	KUNIT_EXPECT_EQ(test, mad_status(rsp), DM_MAD_STATUS_INVALID_FIELD);
+	rsp = dm_reply(test, IB_MGMT_METHOD_GET, DM_ATTR_SVC_ENTRIES,
+		       SVC_MOD(2, 0, 0));
+	KUNIT_EXPECT_EQ(test, mad_status(rsp), DM_MAD_STATUS_NO_IOC);
+	rsp = dm_reply(test, IB_MGMT_METHOD_GET, DM_ATTR_SVC_ENTRIES,
+		       SVC_MOD(0x101, 0, 0));
+	KUNIT_EXPECT_EQ(test, mad_status(rsp), DM_MAD_STATUS_INVALID_FIELD);
+	/* A bare "1" is slot 0, entries 0..1. */
+	rsp = dm_reply(test, IB_MGMT_METHOD_GET, DM_ATTR_SVC_ENTRIES, 1);
+	KUNIT_EXPECT_EQ(test, mad_status(rsp), DM_MAD_STATUS_INVALID_FIELD);
+}
+
+/* ---- methods and unknown attributes ---- */
+
+static const u16 unknown_attrs[] = {
+	0x0000, 0x0002, 0x000f, 0x0013, 0x0014, 0x0020, 0x0100, 0x1001,
+	0xff00, 0xffff,
+};
+
+static void srpt_test_get_unknown_attr(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(unknown_attrs); i++) {
+		struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_GET,
+						 unknown_attrs[i], 7);
+
+		expect_reply_hdr(test, rsp, 0x000c, unknown_attrs[i], 7);
+		expect_zero(test, rsp->data, sizeof(rsp->data));
+	}
+}
+
+static void srpt_test_method_get_unknown_attr(struct kunit *test)
+{
+	struct ib_mad *rq = dm_request(test, IB_MGMT_METHOD_GET, 0x0013, 0);
+	struct ib_dm_mad *rsp = dirty_mad(test);
+
+	rsp->mad_hdr.status = 0;
+	srpt_mgmt_method_get(test_sport(test), rq, rsp);
+	KUNIT_EXPECT_EQ(test, mad_status(rsp), DM_MAD_STATUS_UNSUP_METHOD_ATTR);
+}
+
+static void srpt_test_method_get_dispatch(struct kunit *test)
+{
+	struct ib_mad *rq;
+	struct ib_dm_mad *rsp = dirty_mad(test);
+
+	rq = dm_request(test, IB_MGMT_METHOD_GET, DM_ATTR_IOC_PROFILE, 1);
+	srpt_mgmt_method_get(test_sport(test), rq, rsp);
+	KUNIT_EXPECT_EQ(test, mad_status(rsp), 0);
+	KUNIT_EXPECT_MEMEQ(test, rsp->data, expected_ioc_profile,
+			   sizeof(expected_ioc_profile));
+
+	rq = dm_request(test, IB_MGMT_METHOD_GET, DM_ATTR_SVC_ENTRIES,
+			SVC_MOD(1, 0, 0));
+	srpt_mgmt_method_get(test_sport(test), rq, rsp);
+	KUNIT_EXPECT_EQ(test, mad_status(rsp), 0);
+	KUNIT_EXPECT_MEMEQ(test, rsp->data, expected_svc_entry,
+			   sizeof(expected_svc_entry));
+
+	rq = dm_request(test, IB_MGMT_METHOD_GET, DM_ATTR_IOU_INFO, 0);
+	srpt_mgmt_method_get(test_sport(test), rq, rsp);
+	KUNIT_EXPECT_MEMEQ(test, rsp->data, expected_iou_info,
+			   sizeof(expected_iou_info));
+
+	rq = dm_request(test, IB_MGMT_METHOD_GET, DM_ATTR_CLASS_PORT_INFO, 0);
+	srpt_mgmt_method_get(test_sport(test), rq, rsp);
+	KUNIT_EXPECT_MEMEQ(test, rsp->data, expected_class_port_info,
+			   sizeof(expected_class_port_info));
+}
+
+static void srpt_test_set_refused(struct kunit *test)
+{
+	static const u16 attrs[] = {
+		DM_ATTR_CLASS_PORT_INFO, DM_ATTR_IOU_INFO, DM_ATTR_IOC_PROFILE,
+		DM_ATTR_SVC_ENTRIES, 0x0013, 0xffff,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
+		struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_SET,
+						 attrs[i], 1);
+
+		expect_reply_hdr(test, rsp, 0x000c, attrs[i], 1);
+		expect_zero(test, rsp->data, sizeof(rsp->data));
+	}
+}
+
+static void srpt_test_set_ioc_profile_refused(struct kunit *test)
+{
+	struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_SET,
+					 DM_ATTR_IOC_PROFILE, 1);
+
+	KUNIT_EXPECT_EQ(test, mad_status(rsp), DM_MAD_STATUS_UNSUP_METHOD_ATTR);
+	KUNIT_EXPECT_EQ(test, rsp->mad_hdr.method, IB_MGMT_METHOD_GET_RESP);
+}
+
+static void srpt_test_other_methods(struct kunit *test)
+{
+	static const u8 methods[] = {
+		0x00, IB_MGMT_METHOD_SEND, 0x04, IB_MGMT_METHOD_TRAP,
+		IB_MGMT_METHOD_REPORT, IB_MGMT_METHOD_TRAP_REPRESS, 0x12,
+		0x13, 0x14, 0x15, 0x7f,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(methods); i++) {
+		struct ib_dm_mad *rsp = dm_reply(test, methods[i],
+						 DM_ATTR_IOU_INFO, 0);
+
+		expect_reply_hdr(test, rsp, 0x0008, DM_ATTR_IOU_INFO, 0);
+		expect_zero(test, rsp->data, sizeof(rsp->data));
+	}
+}
+
+static void srpt_test_responses_ignored(struct kunit *test)
+{
+	static const u8 methods[] = {
+		IB_MGMT_METHOD_GET_RESP, IB_MGMT_METHOD_REPORT_RESP, 0x80,
+		0x82, 0xff,
+	};
+	struct ib_dm_mad *rsp = kunit_kzalloc(test, sizeof(*rsp), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, rsp);
+	for (i = 0; i < ARRAY_SIZE(methods); i++) {
+		struct ib_mad *rq = dm_request(test, methods[i],
+					       DM_ATTR_IOU_INFO, 0);
+
+		KUNIT_EXPECT_FALSE(test, srpt_mad_build_reply(test_sport(test),
+							      rq, rsp));
+	}
+}
+
+static void srpt_test_foreign_mads_ignored(struct kunit *test)
+{
+	struct ib_dm_mad *rsp = kunit_kzalloc(test, sizeof(*rsp), GFP_KERNEL);
+	struct ib_mad *rq;
+
+	KUNIT_ASSERT_NOT_NULL(test, rsp);
+	rq = dm_request(test, IB_MGMT_METHOD_GET, DM_ATTR_IOU_INFO, 0);
+	rq->mad_hdr.base_version = 0x80;	/* OPA */
+	KUNIT_EXPECT_FALSE(test, srpt_mad_build_reply(test_sport(test), rq,
+						      rsp));
+	rq = dm_request(test, IB_MGMT_METHOD_GET, DM_ATTR_IOU_INFO, 0);
+	rq->mad_hdr.mgmt_class = IB_MGMT_CLASS_SUBN_ADM;
+	KUNIT_EXPECT_FALSE(test, srpt_mad_build_reply(test_sport(test), rq,
+						      rsp));
+}
+
+static void srpt_test_reply_keeps_request_fields(struct kunit *test)
+{
+	struct ib_mad *rq = dm_request(test, IB_MGMT_METHOD_GET,
+				       DM_ATTR_IOU_INFO, 0);
+	struct ib_dm_mad *rsp = kunit_kzalloc(test, sizeof(*rsp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, rsp);
+	rq->mad_hdr.tid = cpu_to_be64(0xdeadbeefcafef00dULL);
+	rq->mad_hdr.status = cpu_to_be16(0x1234);	/* must not leak */
+	memset(rq->data, 0x77, sizeof(rq->data));	/* must not leak */
+	KUNIT_ASSERT_TRUE(test, srpt_mad_build_reply(test_sport(test), rq,
+						     rsp));
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(rsp->mad_hdr.tid),
+			0xdeadbeefcafef00dULL);
+	KUNIT_EXPECT_EQ(test, rsp->mad_hdr.method, IB_MGMT_METHOD_GET_RESP);
+	KUNIT_EXPECT_EQ(test, mad_status(rsp), 0);
+	KUNIT_EXPECT_EQ(test, rsp->mad_hdr.mgmt_class,
+			IB_MGMT_CLASS_DEVICE_MGMT);
+	KUNIT_EXPECT_EQ(test, rsp->mad_hdr.class_version, 1);
+	expect_zero(test, rsp->reserved, sizeof(rsp->reserved));
+	KUNIT_EXPECT_MEMEQ(test, rsp->data, expected_iou_info,
+			   sizeof(expected_iou_info));
+	expect_zero(test, rsp->data + 132, sizeof(rsp->data) - 132);
+}
+
+static void srpt_test_register_idempotent(struct kunit *test)
+{
+	struct srpt_port *sport = test_sport(test);
+	struct ib_mad_agent *fake = (struct ib_mad_agent *)0x1000;
+
+	/* With an agent in place nothing, not even the device, is touched. */
+	sport->mad_agent = fake;
+	KUNIT_EXPECT_EQ(test, srpt_register_mad_agent(sport), 0);
+	KUNIT_EXPECT_PTR_EQ(test, sport->mad_agent, fake);
+	sport->mad_agent = NULL;
+}
+
+static void srpt_test_unregister_without_agents(struct kunit *test)
+{
+	struct srpt_port *sport = test_sport(test);
+
+	sport->mad_agent = NULL;
+	srpt_unregister_mad_agent(sport->sdev, 1);
+	srpt_unregister_mad_agent(sport->sdev, 0);
+	KUNIT_EXPECT_NULL(test, sport->mad_agent);
+}
+
+/* ---- initiator port IDs: srpt_parse_i_port_id() ---- */
+
+static void expect_port_id(struct kunit *test, const char *name,
+			   const u8 expected[16])
+{
+	u8 id[16];
+
+	memset(id, 0xee, sizeof(id));
+	KUNIT_ASSERT_EQ_MSG(test, srpt_parse_i_port_id(id, name), 0, "%s",
+			    name);
+	KUNIT_EXPECT_MEMEQ(test, id, expected, 16);
+}
+
+static void expect_bad_port_id(struct kunit *test, const char *name)
+{
+	u8 id[16];
+
+	KUNIT_EXPECT_EQ_MSG(test, srpt_parse_i_port_id(id, name), -EINVAL,
+			    "\"%s\"", name);
+}
+
+static const u8 full_port_id[16] = {
+	0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
+	0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
+};
+
+static void srpt_test_port_id_full_0x(struct kunit *test)
+{
+	expect_port_id(test, "0x00112233445566778899aabbccddeeff",
+		       full_port_id);
+}
+
+static void srpt_test_port_id_full_bare(struct kunit *test)
+{
+	expect_port_id(test, "00112233445566778899aabbccddeeff",
+		       full_port_id);
+}
+
+static void srpt_test_port_id_uppercase(struct kunit *test)
+{
+	expect_port_id(test, "0x00112233445566778899AABBCCDDEEFF",
+		       full_port_id);
+}
+
+static void srpt_test_port_id_short(struct kunit *test)
+{
+	static const u8 id[16] = { [14] = 0x12, [15] = 0x34 };
+
+	expect_port_id(test, "0x1234", id);
+	expect_port_id(test, "1234", id);
+}
+
+static void srpt_test_port_id_two_digits(struct kunit *test)
+{
+	static const u8 id[16] = { [15] = 0xab };
+	static const u8 zero[16];
+
+	expect_port_id(test, "0xab", id);
+	expect_port_id(test, "00", zero);
+}
+
+static void srpt_test_port_id_gid(struct kunit *test)
+{
+	static const u8 gid[16] = {
+		0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+		0x00, 0x02, 0xc9, 0x03, 0x00, 0xa1, 0xb2, 0xc3,
+	};
+
+	expect_port_id(test, "0xfe800000000000000002c90300a1b2c3", gid);
+}
+
+static void srpt_test_port_id_empty(struct kunit *test)
+{
+	expect_bad_port_id(test, "");
+	expect_bad_port_id(test, "0x");
+}
+
+static void srpt_test_port_id_odd(struct kunit *test)
+{
+	expect_bad_port_id(test, "0x123");
+	expect_bad_port_id(test, "1");
+	expect_bad_port_id(test, "0x00112233445566778899aabbccddeef");
+}
+
+static void srpt_test_port_id_too_long(struct kunit *test)
+{
+	expect_bad_port_id(test, "0x00112233445566778899aabbccddeeff00");
+	expect_bad_port_id(test, "00112233445566778899aabbccddeeff0011");
+}
+
+static void srpt_test_port_id_not_hex(struct kunit *test)
+{
+	expect_bad_port_id(test, "0x12g4");
+	expect_bad_port_id(test, "xyz0");
+	expect_bad_port_id(test, "0x-1234");
+	expect_bad_port_id(test, "fe80:0000:0000:0000");
+}
+
+static void srpt_test_port_id_trailing_junk(struct kunit *test)
+{
+	expect_bad_port_id(test, "0x123456:x");
+	expect_bad_port_id(test, "0x1234 ");
+	expect_bad_port_id(test, "0x1234\n");
+	expect_bad_port_id(test, " 0x1234");
+}
+
+/* ---- GUID names: srpt_parse_guid() ---- */
+
+static void expect_bad_guid(struct kunit *test, const char *name)
+{
+	u64 guid;
+
+	KUNIT_EXPECT_EQ_MSG(test, srpt_parse_guid(&guid, name), -EINVAL,
+			    "\"%s\"", name);
+}
+
+static void srpt_test_guid_valid(struct kunit *test)
+{
+	u64 guid = 0;
+
+	KUNIT_ASSERT_EQ(test, srpt_parse_guid(&guid, "0002:c903:00a1:b2c3"), 0);
+	KUNIT_EXPECT_EQ(test, guid, 0x0002c90300a1b2c3ULL);
+	KUNIT_ASSERT_EQ(test, srpt_parse_guid(&guid, "ffff:ffff:ffff:ffff"), 0);
+	KUNIT_EXPECT_EQ(test, guid, U64_MAX);
+	KUNIT_ASSERT_EQ(test, srpt_parse_guid(&guid, "0000:0000:0000:0000"), 0);
+	KUNIT_EXPECT_EQ(test, guid, 0);
+}
+
+static void srpt_test_guid_uppercase(struct kunit *test)
+{
+	u64 guid = 0;
+
+	KUNIT_ASSERT_EQ(test, srpt_parse_guid(&guid, "0002:C903:00A1:B2C3"), 0);
+	KUNIT_EXPECT_EQ(test, guid, 0x0002c90300a1b2c3ULL);
+}
+
+static void srpt_test_guid_group_count(struct kunit *test)
+{
+	expect_bad_guid(test, "0002:c903:00a1");
+	expect_bad_guid(test, "0002:c903:00a1:b2c3:0000");
+	expect_bad_guid(test, "0002c90300a1b2c3");
+}
+
+static void srpt_test_guid_group_width(struct kunit *test)
+{
+	expect_bad_guid(test, "002:c903:00a1:b2c3");
+	expect_bad_guid(test, "0002:c903:00a1:b2c");
+	expect_bad_guid(test, "00002:c903:00a1:b2c3");
+	expect_bad_guid(test, "0002:c903:00a1:b2c34");
+	expect_bad_guid(test, "2:c903:a1:b2c3");
+}
+
+static void srpt_test_guid_junk(struct kunit *test)
+{
+	expect_bad_guid(test, "");
+	expect_bad_guid(test, "0002:c903:00a1:b2c3:");
+	expect_bad_guid(test, ":0002:c903:00a1:b2c3");
+	expect_bad_guid(test, "0002:c903:00a1:b2c3 ");
+	expect_bad_guid(test, "0002:c903:00a1:b2c3\n");
+	expect_bad_guid(test, "0002:g903:00a1:b2c3");
+	expect_bad_guid(test, "0002::c903:00a1:b2c3");
+	expect_bad_guid(test, "0x0002:c903:00a1:b2c3");
+	expect_bad_guid(test, "0002-c903-00a1-b2c3");
+}
+
+/* ---- ACL names: srpt_check_acl_name() ---- */
+
+static void expect_acl(struct kunit *test, const char *name, int ret)
+{
+	KUNIT_EXPECT_EQ_MSG(test, srpt_check_acl_name(name), ret, "\"%s\"",
+			    name);
+}
+
+static void srpt_test_acl_guid(struct kunit *test)
+{
+	expect_acl(test, "0002:c903:00a1:b2c3", 0);
+}
+
+static void srpt_test_acl_port_id(struct kunit *test)
+{
+	expect_acl(test, "0x00112233445566778899aabbccddeeff", 0);
+	expect_acl(test, "00112233445566778899aabbccddeeff", 0);
+	expect_acl(test, "0x1234", 0);
+}
+
+static void srpt_test_acl_ipv4(struct kunit *test)
+{
+	expect_acl(test, "192.168.122.76", 0);
+	expect_acl(test, "10.0.0.1", 0);
+}
+
+static void srpt_test_acl_ipv6(struct kunit *test)
+{
+	expect_acl(test, "fe80::1", 0);
+	expect_acl(test, "::1", 0);
+	expect_acl(test, "fe80:0000:0000:0000:5054:00ff:fe12:3456", 0);
+	expect_acl(test, "2001:db8::a:b", 0);
+}
+
+static void srpt_test_acl_invalid(struct kunit *test)
+{
+	expect_acl(test, "", -EINVAL);
+	expect_acl(test, "iqn.2003-01.org.linux-iscsi:x", -EINVAL);
+	expect_acl(test, "initiator", -EINVAL);
+	expect_acl(test, "0x123", -EINVAL);
+	expect_acl(test, "192.168.1", -EINVAL);
+	expect_acl(test, "192.168.1.256", -EINVAL);
+	expect_acl(test, "fe80:::1", -EINVAL);
+	expect_acl(test, "0002:c903:00a1:b2c", -EINVAL);
+	expect_acl(test, "0x00112233445566778899aabbccddeeff00", -EINVAL);
+}
+
+/* ---- WWN names: srpt_format_guid_name() / srpt_format_gid_name() ---- */
+
+static const union ib_gid test_gid = {
+	.raw = {
+		0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x50, 0x54, 0x00, 0xff, 0xfe, 0xab, 0xcd, 0xef,
+	},
+};
+
+static void srpt_test_format_guid_name(struct kunit *test)
+{
+	char buf[64];
+
+	memset(buf, 'x', sizeof(buf));
+	srpt_format_guid_name(buf, sizeof(buf), &test_gid);
+	KUNIT_EXPECT_STREQ(test, buf, "5054:00ff:feab:cdef");
+}
+
+static void srpt_test_format_gid_name(struct kunit *test)
+{
+	char buf[64];
+
+	memset(buf, 'x', sizeof(buf));
+	srpt_format_gid_name(buf, sizeof(buf), &test_gid);
+	KUNIT_EXPECT_STREQ(test, buf, "0xfe80000000000000505400fffeabcdef");
+}
+
+static void srpt_test_format_names_exact_size(struct kunit *test)
+{
+	char guid[20], gid[35];
+
+	srpt_format_guid_name(guid, sizeof(guid), &test_gid);
+	KUNIT_EXPECT_STREQ(test, guid, "5054:00ff:feab:cdef");
+	srpt_format_gid_name(gid, sizeof(gid), &test_gid);
+	KUNIT_EXPECT_STREQ(test, gid, "0xfe80000000000000505400fffeabcdef");
+}
+
+static void srpt_test_format_names_round_trip(struct kunit *test)
+{
+	char buf[64];
+	u8 id[16];
+	u64 guid;
+
+	srpt_format_guid_name(buf, sizeof(buf), &test_gid);
+	KUNIT_ASSERT_EQ(test, srpt_parse_guid(&guid, buf), 0);
+	KUNIT_EXPECT_EQ(test, guid,
+			be64_to_cpu(test_gid.global.interface_id));
+	KUNIT_EXPECT_EQ(test, srpt_check_acl_name(buf), 0);
+
+	srpt_format_gid_name(buf, sizeof(buf), &test_gid);
+	KUNIT_ASSERT_EQ(test, srpt_parse_i_port_id(id, buf), 0);
+	KUNIT_EXPECT_MEMEQ(test, id, test_gid.raw, 16);
+	KUNIT_EXPECT_EQ(test, srpt_check_acl_name(buf), 0);
+}
+
+/* ---- login requests: srpt_check_login() ---- */
+
+static struct srp_login_req *good_login(struct kunit *test)
+{
+	struct srp_login_req *req = kunit_kzalloc(test, sizeof(*req),
+						  GFP_KERNEL);
+	__be64 guid = cpu_to_be64(SRPT_TEST_GUID);
+
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	req->opcode = SRP_LOGIN_REQ;
+	req->req_it_iu_len = cpu_to_be32(SRPT_TEST_REQ_SIZE);
+	req->req_buf_fmt = cpu_to_be16(SRP_BUF_FORMAT_DIRECT |
+				       SRP_BUF_FORMAT_INDIRECT);
+	req->initiator_port_id[15] = 0x01;
+	memcpy(req->target_port_id, &guid, 8);
+	memcpy(req->target_port_id + 8, &guid, 8);
+	return req;
+}
+
+static void srpt_test_login_accept(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, srpt_check_login(good_login(test), true), 0);
+}
+
+static void srpt_test_login_iu_len_bounds(struct kunit *test)
+{
+	struct srp_login_req *req = good_login(test);
+
+	req->req_it_iu_len = cpu_to_be32(SRPT_MIN_IU_LEN);
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true), 0);
+	req->req_it_iu_len = cpu_to_be32(SRPT_TEST_REQ_SIZE);
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true), 0);
+}
+
+static void srpt_test_login_iu_too_small(struct kunit *test)
+{
+	struct srp_login_req *req = good_login(test);
+
+	req->req_it_iu_len = cpu_to_be32(SRPT_MIN_IU_LEN - 1);
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
+			SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE);
+	req->req_it_iu_len = 0;
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
+			SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE);
+}
+
+static void srpt_test_login_iu_too_large(struct kunit *test)
+{
+	struct srp_login_req *req = good_login(test);
+
+	req->req_it_iu_len = cpu_to_be32(SRPT_TEST_REQ_SIZE + 1);
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
+			SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE);
+	req->req_it_iu_len = cpu_to_be32(U32_MAX);
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
+			SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE);
+}
+
+static void srpt_test_login_iu_follows_param(struct kunit *test)
+{
+	struct srp_login_req *req = good_login(test);
+
+	srp_max_req_size = 16384;
+	req->req_it_iu_len = cpu_to_be32(16384);
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true), 0);
+	srp_max_req_size = 16383;
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
+			SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE);
+}
+
+static void srpt_test_login_port_disabled(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, srpt_check_login(good_login(test), false),
+			SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES);
+}
+
+static void srpt_test_login_wrong_target(struct kunit *test)
+{
+	struct srp_login_req *req = good_login(test);
+
+	req->target_port_id[15] ^= 1;
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
+			SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL);
+	req = good_login(test);
+	req->target_port_id[0] ^= 0x80;
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
+			SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL);
+	req = good_login(test);
+	memset(req->target_port_id, 0, 16);
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
+			SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL);
+}
+
+static void srpt_test_login_target_follows_guid(struct kunit *test)
+{
+	struct srp_login_req *req = good_login(test);
+
+	srpt_service_guid = SRPT_TEST_GUID + 1;
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
+			SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL);
+}
+
+static void srpt_test_login_buf_fmt_single(struct kunit *test)
+{
+	struct srp_login_req *req = good_login(test);
+
+	req->req_buf_fmt = cpu_to_be16(SRP_BUF_FORMAT_DIRECT);
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true), 0);
+	req->req_buf_fmt = cpu_to_be16(SRP_BUF_FORMAT_INDIRECT);
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true), 0);
+}
+
+static void srpt_test_login_buf_fmt_none(struct kunit *test)
+{
+	struct srp_login_req *req = good_login(test);
+
+	req->req_buf_fmt = 0;
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
+			SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT);
+}
+
+static void srpt_test_login_buf_fmt_unknown(struct kunit *test)
+{
+	static const u16 fmts[] = {
+		0x0001, 0x0003, 0x0008, 0x000e, 0x8006, 0xffff,
+	};
+	struct srp_login_req *req = good_login(test);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fmts); i++) {
+		req->req_buf_fmt = cpu_to_be16(fmts[i]);
+		KUNIT_EXPECT_EQ_MSG(test, srpt_check_login(req, true),
+				    SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT,
+				    "req_buf_fmt %#x", fmts[i]);
+	}
+}
+
+static void srpt_test_login_reason_order(struct kunit *test)
+{
+	struct srp_login_req *req = good_login(test);
+
+	req->req_buf_fmt = 0;
+	memset(req->target_port_id, 0, 16);
+	req->req_it_iu_len = cpu_to_be32(8);
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, false),
+			SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE);
+	req->req_it_iu_len = cpu_to_be32(256);
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, false),
+			SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES);
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
+			SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL);
+	req = good_login(test);
+	req->req_buf_fmt = 0;
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
+			SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT);
+}
+
+/* ---- SRP_CMD data descriptors: srpt_parse_cmd_bufs() ---- */
+
+#define CMD_HDR		((u32)sizeof(struct srp_cmd))	/* 48 */
+#define IND_HDR		((u32)sizeof(struct srp_indirect_buf))	/* 20 */
+#define DESC		((u32)sizeof(struct srp_direct_buf))	/* 16 */
+
+/**
+ * struct cmd_image - an SRP_CMD IU under construction
+ * @buf: room for the largest IU the tests build
+ */
+struct cmd_image {
+	u8 buf[9000];
+};
+
+static struct cmd_image *cmd_image(struct kunit *test, u8 buf_fmt,
+				   u8 out_cnt, u8 in_cnt, u8 add_cdb_len)
+{
+	struct cmd_image *img = kunit_kzalloc(test, sizeof(*img), GFP_KERNEL);
+	struct srp_cmd *cmd = (void *)img->buf;
+
+	KUNIT_ASSERT_NOT_NULL(test, img);
+	cmd->opcode = SRP_CMD;
+	cmd->buf_fmt = buf_fmt;
+	cmd->data_out_desc_cnt = out_cnt;
+	cmd->data_in_desc_cnt = in_cnt;
+	cmd->tag = 0x42;
+	cmd->add_cdb_len = add_cdb_len;
+	cmd->cdb[0] = 0x2a;
+	return img;
+}
+
+static void put_desc(struct cmd_image *img, u32 off, u64 va, u32 key, u32 len)
+{
+	struct srp_direct_buf d = {
+		.va = cpu_to_be64(va),
+		.key = cpu_to_be32(key),
+		.len = cpu_to_be32(len),
+	};
+
+	memcpy(img->buf + off, &d, sizeof(d));
+}
+
+/* An indirect header at @off: table descriptor of @table_len, @total. */
+static void put_ind_hdr(struct cmd_image *img, u32 off, u32 table_len,
+			u32 total)
+{
+	__be32 t = cpu_to_be32(total);
+
+	put_desc(img, off, 0x1000, 0x77, table_len);
+	memcpy(img->buf + off + DESC, &t, sizeof(t));
+}
+
+/*
+ * Parses the first @byte_len bytes of @img from a buffer of exactly that
+ * size, so that KASAN reports any read beyond the received bytes.
+ */
+static int parse(struct kunit *test, const struct cmd_image *img,
+		 u32 byte_len, u16 imm_off, struct srpt_desc_info *info,
+		 const u8 **iu)
+{
+	u8 *copy = kunit_kmalloc(test, max_t(u32, byte_len, 1), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, copy);
+	memcpy(copy, img->buf, byte_len);
+	memset(info, 0xcc, sizeof(*info));
+	if (iu)
+		*iu = copy;
+	return srpt_parse_cmd_bufs((struct srp_cmd *)copy, byte_len, imm_off,
+				   info);
+}
+
+static void srpt_test_cmd_layout(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, CMD_HDR, 48);
+	KUNIT_EXPECT_EQ(test, IND_HDR, 20);
+	KUNIT_EXPECT_EQ(test, DESC, 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct srp_cmd, add_data), 48);
+	KUNIT_EXPECT_EQ(test, offsetof(struct srp_indirect_buf, desc_list), 20);
+	KUNIT_EXPECT_EQ(test, sizeof(struct srp_imm_buf), 4);
+}
+
+static void srpt_test_cmd_no_data(struct kunit *test)
+{
+	struct cmd_image *img = cmd_image(test, 0x00, 0, 0, 0);
+	struct srpt_desc_info info;
+
+	KUNIT_ASSERT_EQ(test, parse(test, img, CMD_HDR, 0, &info, NULL), 0);
+	KUNIT_EXPECT_EQ(test, info.dir, DMA_NONE);
+	KUNIT_EXPECT_EQ(test, info.data_len, 0);
+}
+
+static void srpt_test_cmd_header_truncated(struct kunit *test)
+{
+	struct cmd_image *img = cmd_image(test, 0x00, 0, 0, 0);
+	struct srpt_desc_info info;
+
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR - 1, 0, &info, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, parse(test, img, 1, 0, &info, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, parse(test, img, 0, 0, &info, NULL), -EINVAL);
+}
+
+static void srpt_test_cmd_direct_out(struct kunit *test)
+{
+	struct cmd_image *img = cmd_image(test, 0x10, 1, 0, 0);
+	struct srpt_desc_info info;
+	const u8 *iu;
+
+	put_desc(img, CMD_HDR, 0x123456789000ULL, 0xabcd, 4096);
+	KUNIT_ASSERT_EQ(test, parse(test, img, CMD_HDR + DESC, 0, &info, &iu),
+			0);
+	KUNIT_EXPECT_EQ(test, info.dir, DMA_TO_DEVICE);
+	KUNIT_EXPECT_EQ(test, info.fmt, SRP_DATA_DESC_DIRECT);
+	KUNIT_EXPECT_EQ(test, info.nbufs, 1);
+	KUNIT_EXPECT_PTR_EQ(test, (const u8 *)info.bufs, iu + CMD_HDR);
+	KUNIT_EXPECT_EQ(test, info.data_len, 4096);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(info.bufs[0].va), 0x123456789000ULL);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(info.bufs[0].key), 0xabcd);
+}
+
+static void srpt_test_cmd_direct_in(struct kunit *test)
+{
+	struct cmd_image *img = cmd_image(test, 0x01, 0, 1, 0);
+	struct srpt_desc_info info;
+
+	put_desc(img, CMD_HDR, 0x2000, 0x1, 512);
+	KUNIT_ASSERT_EQ(test, parse(test, img, 256, 0, &info, NULL), 0);
+	KUNIT_EXPECT_EQ(test, info.dir, DMA_FROM_DEVICE);
+	KUNIT_EXPECT_EQ(test, info.fmt, SRP_DATA_DESC_DIRECT);
+	KUNIT_EXPECT_EQ(test, info.nbufs, 1);
+	KUNIT_EXPECT_EQ(test, info.data_len, 512);
+}
+
+static void srpt_test_cmd_direct_max_len(struct kunit *test)
+{
+	struct cmd_image *img = cmd_image(test, 0x01, 0, 1, 0);
+	struct srpt_desc_info info;
+
+	put_desc(img, CMD_HDR, 0x2000, 0x1, U32_MAX);
+	KUNIT_ASSERT_EQ(test, parse(test, img, CMD_HDR + DESC, 0, &info, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, info.data_len, (u64)U32_MAX);
+}
+
+static void srpt_test_cmd_direct_truncated(struct kunit *test)
+{
+	struct cmd_image *img = cmd_image(test, 0x10, 1, 0, 0);
+	struct srpt_desc_info info;
+
+	put_desc(img, CMD_HDR, 0x2000, 0x1, 512);
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + DESC - 1, 0, &info,
+				    NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR, 0, &info, NULL),
+			-EINVAL);
+}
+
+static void srpt_test_cmd_add_cdb(struct kunit *test)
+{
+	struct cmd_image *img = cmd_image(test, 0x01, 0, 1, 16);
+	struct srpt_desc_info info;
+	const u8 *iu;
+
+	put_desc(img, CMD_HDR + 16, 0x3000, 0x2, 8192);
+	KUNIT_ASSERT_EQ(test, parse(test, img, CMD_HDR + 16 + DESC, 0, &info,
+				    &iu), 0);
+	KUNIT_EXPECT_PTR_EQ(test, (const u8 *)info.bufs, iu + CMD_HDR + 16);
+	KUNIT_EXPECT_EQ(test, info.data_len, 8192);
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + 16 + DESC - 1, 0,
+				    &info, NULL), -EINVAL);
+}
+
+static void srpt_test_cmd_add_cdb_reserved_bits(struct kunit *test)
+{
+	struct cmd_image *img = cmd_image(test, 0x01, 0, 1, 16 | 3);
+	struct srpt_desc_info info;
+	const u8 *iu;
+
+	put_desc(img, CMD_HDR + 16, 0x3000, 0x2, 1024);
+	KUNIT_ASSERT_EQ(test, parse(test, img, CMD_HDR + 16 + DESC, 0, &info,
+				    &iu), 0);
+	KUNIT_EXPECT_PTR_EQ(test, (const u8 *)info.bufs, iu + CMD_HDR + 16);
+	KUNIT_EXPECT_EQ(test, info.data_len, 1024);
+}
+
+static void srpt_test_cmd_add_cdb_too_long(struct kunit *test)
+{
+	struct cmd_image *img = cmd_image(test, 0x00, 0, 0, 252);
+	struct srpt_desc_info info;
+
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + 100, 0, &info, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + 251, 0, &info, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + 252, 0, &info, NULL),
+			0);
+}
+
+static void srpt_test_cmd_bidirectional(struct kunit *test)
+{
+	static const u8 fmts[] = { 0x11, 0x12, 0x21, 0x22, 0x31, 0x32 };
+	struct srpt_desc_info info;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fmts); i++) {
+		struct cmd_image *img = cmd_image(test, fmts[i], 1, 1, 0);
+
+		put_desc(img, CMD_HDR, 0x2000, 0x1, 512);
+		put_desc(img, CMD_HDR + DESC, 0x4000, 0x1, 512);
+		KUNIT_EXPECT_EQ_MSG(test, parse(test, img, 512, 64, &info,
+						NULL), -EINVAL,
+				    "buf_fmt %#x", fmts[i]);
+	}
+}
+
+static void srpt_test_cmd_unknown_format(struct kunit *test)
+{
+	static const u8 fmts[] = { 0x40, 0x04, 0xf0, 0x0f, 0x50 };
+	struct srpt_desc_info info;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fmts); i++) {
+		struct cmd_image *img = cmd_image(test, fmts[i], 1, 1, 0);
+
+		put_desc(img, CMD_HDR, 0x2000, 0x1, 512);
+		KUNIT_EXPECT_EQ_MSG(test, parse(test, img, 512, 64, &info,
+						NULL), -EINVAL,
+				    "buf_fmt %#x", fmts[i]);
+	}
+}
+
+/* An indirect IU with @n descriptors of @len bytes each. */
+static struct cmd_image *indirect_cmd(struct kunit *test, bool out, u32 n,
+				      u32 len)
+{
+	struct cmd_image *img = cmd_image(test, out ? 0x20 : 0x02,
+					  out ? n : 0, out ? 0 : n, 0);
+	u32 i;
+
+	put_ind_hdr(img, CMD_HDR, n * DESC, n * len);
+	for (i = 0; i < n; i++)
+		put_desc(img, CMD_HDR + IND_HDR + i * DESC, 0x10000 * (i + 1),
+			 0x100 + i, len);
+	return img;
+}
+
+static void srpt_test_cmd_indirect_out(struct kunit *test)
+{
+	struct cmd_image *img = indirect_cmd(test, true, 2, 4096);
+	u32 len = CMD_HDR + IND_HDR + 2 * DESC;
+	struct srpt_desc_info info;
+	const u8 *iu;
+
+	KUNIT_ASSERT_EQ(test, parse(test, img, len, 0, &info, &iu), 0);
+	KUNIT_EXPECT_EQ(test, info.dir, DMA_TO_DEVICE);
+	KUNIT_EXPECT_EQ(test, info.fmt, SRP_DATA_DESC_INDIRECT);
+	KUNIT_EXPECT_EQ(test, info.nbufs, 2);
+	KUNIT_EXPECT_PTR_EQ(test, (const u8 *)info.bufs,
+			    iu + CMD_HDR + IND_HDR);
+	KUNIT_EXPECT_EQ(test, info.data_len, 8192);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(info.bufs[1].key), 0x101);
+}
+
+static void srpt_test_cmd_indirect_in(struct kunit *test)
+{
+	struct cmd_image *img = indirect_cmd(test, false, 3, 512);
+	u32 len = CMD_HDR + IND_HDR + 3 * DESC;
+	struct srpt_desc_info info;
+
+	KUNIT_ASSERT_EQ(test, parse(test, img, len, 0, &info, NULL), 0);
+	KUNIT_EXPECT_EQ(test, info.dir, DMA_FROM_DEVICE);
+	KUNIT_EXPECT_EQ(test, info.fmt, SRP_DATA_DESC_INDIRECT);
+	KUNIT_EXPECT_EQ(test, info.nbufs, 3);
+	KUNIT_EXPECT_EQ(test, info.data_len, 1536);
+}
+
+static void srpt_test_cmd_indirect_one(struct kunit *test)
+{
+	struct cmd_image *img = indirect_cmd(test, false, 1, 65536);
+	struct srpt_desc_info info;
+
+	KUNIT_ASSERT_EQ(test, parse(test, img, CMD_HDR + IND_HDR + DESC, 0,
+				    &info, NULL), 0);
+	KUNIT_EXPECT_EQ(test, info.nbufs, 1);
+	KUNIT_EXPECT_EQ(test, info.data_len, 65536);
+}
+
+static void srpt_test_cmd_indirect_255(struct kunit *test)
+{
+	struct cmd_image *img = indirect_cmd(test, false, 255, 4096);
+	u32 len = CMD_HDR + IND_HDR + 255 * DESC;
+	struct srpt_desc_info info;
+
+	KUNIT_ASSERT_EQ(test, parse(test, img, len, 0, &info, NULL), 0);
+	KUNIT_EXPECT_EQ(test, info.nbufs, 255);
+	KUNIT_EXPECT_EQ(test, info.data_len, 255 * 4096);
+	KUNIT_EXPECT_EQ(test, parse(test, img, len - 1, 0, &info, NULL),
+			-EINVAL);
+}
+
+static void srpt_test_cmd_indirect_truncated_list(struct kunit *test)
+{
+	struct cmd_image *img = indirect_cmd(test, true, 2, 4096);
+	u32 len = CMD_HDR + IND_HDR + 2 * DESC;
+	struct srpt_desc_info info;
+
+	KUNIT_EXPECT_EQ(test, parse(test, img, len - 1, 0, &info, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, parse(test, img, len - DESC, 0, &info, NULL),
+			-EINVAL);
+}
+
+static void srpt_test_cmd_indirect_truncated_hdr(struct kunit *test)
+{
+	struct cmd_image *img = indirect_cmd(test, true, 1, 4096);
+	struct srpt_desc_info info;
+
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + IND_HDR - 1, 0, &info,
+				    NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + IND_HDR, 0, &info,
+				    NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + DESC, 0, &info, NULL),
+			-EINVAL);
+}
+
+static void srpt_test_cmd_indirect_external_table(struct kunit *test)
+{
+	/* A table of 255 descriptors of which the IU carries only two. */
+	struct cmd_image *img = indirect_cmd(test, true, 2, 4096);
+	struct srpt_desc_info info;
+	struct srp_cmd *cmd = (void *)img->buf;
+
+	put_ind_hdr(img, CMD_HDR, 255 * DESC, 255 * 4096);
+	cmd->data_out_desc_cnt = 255;
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + IND_HDR + 2 * DESC, 0,
+				    &info, NULL), -EINVAL);
+}
+
+static void srpt_test_cmd_indirect_zero_table(struct kunit *test)
+{
+	struct cmd_image *img = indirect_cmd(test, true, 1, 4096);
+	struct srpt_desc_info info;
+
+	put_ind_hdr(img, CMD_HDR, 0, 4096);
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + IND_HDR + DESC, 0,
+				    &info, NULL), -EINVAL);
+}
+
+static void srpt_test_cmd_indirect_table_not_multiple(struct kunit *test)
+{
+	struct cmd_image *img = indirect_cmd(test, true, 2, 4096);
+	struct srpt_desc_info info;
+	u32 len = CMD_HDR + IND_HDR + 2 * DESC;
+
+	put_ind_hdr(img, CMD_HDR, 2 * DESC - 1, 8192);
+	KUNIT_EXPECT_EQ(test, parse(test, img, len, 0, &info, NULL), -EINVAL);
+	put_ind_hdr(img, CMD_HDR, 2 * DESC + 8, 8192);
+	KUNIT_EXPECT_EQ(test, parse(test, img, len, 0, &info, NULL), -EINVAL);
+	put_ind_hdr(img, CMD_HDR, 4, 8192);
+	KUNIT_EXPECT_EQ(test, parse(test, img, len, 0, &info, NULL), -EINVAL);
+}
+
+static void srpt_test_cmd_indirect_zero_count(struct kunit *test)
+{
+	struct cmd_image *img = indirect_cmd(test, true, 2, 4096);
+	struct srp_cmd *cmd = (void *)img->buf;
+	struct srpt_desc_info info;
+
+	cmd->data_out_desc_cnt = 0;
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + IND_HDR + 2 * DESC, 0,
+				    &info, NULL), -EINVAL);
+}
+
+static void srpt_test_cmd_indirect_count_exceeds_table(struct kunit *test)
+{
+	struct cmd_image *img = indirect_cmd(test, false, 2, 4096);
+	struct srp_cmd *cmd = (void *)img->buf;
+	struct srpt_desc_info info;
+
+	/* The list holds three descriptors but the table says two. */
+	put_desc(img, CMD_HDR + IND_HDR + 2 * DESC, 0x30000, 0x102, 4096);
+	cmd->data_in_desc_cnt = 3;
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + IND_HDR + 3 * DESC, 0,
+				    &info, NULL), -EINVAL);
+}
+
+static void srpt_test_cmd_indirect_count_below_table(struct kunit *test)
+{
+	/* Table of three, two of them in use: the count decides. */
+	struct cmd_image *img = indirect_cmd(test, false, 3, 4096);
+	struct srp_cmd *cmd = (void *)img->buf;
+	struct srpt_desc_info info;
+
+	put_ind_hdr(img, CMD_HDR, 3 * DESC, 2 * 4096);
+	cmd->data_in_desc_cnt = 2;
+	KUNIT_ASSERT_EQ(test, parse(test, img, CMD_HDR + IND_HDR + 2 * DESC, 0,
+				    &info, NULL), 0);
+	KUNIT_EXPECT_EQ(test, info.nbufs, 2);
+	KUNIT_EXPECT_EQ(test, info.data_len, 8192);
+}
+
+static void srpt_test_cmd_indirect_wrong_direction_count(struct kunit *test)
+{
+	/* Data-out descriptors, but only the data-in count is set. */
+	struct cmd_image *img = indirect_cmd(test, true, 2, 4096);
+	struct srp_cmd *cmd = (void *)img->buf;
+	struct srpt_desc_info info;
+
+	cmd->data_out_desc_cnt = 0;
+	cmd->data_in_desc_cnt = 2;
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + IND_HDR + 2 * DESC, 0,
+				    &info, NULL), -EINVAL);
+}
+
+static void srpt_test_cmd_indirect_len_mismatch(struct kunit *test)
+{
+	struct cmd_image *img = indirect_cmd(test, true, 2, 4096);
+	u32 len = CMD_HDR + IND_HDR + 2 * DESC;
+	struct srpt_desc_info info;
+
+	put_ind_hdr(img, CMD_HDR, 2 * DESC, 8191);
+	KUNIT_EXPECT_EQ(test, parse(test, img, len, 0, &info, NULL), -EINVAL);
+	put_ind_hdr(img, CMD_HDR, 2 * DESC, 8193);
+	KUNIT_EXPECT_EQ(test, parse(test, img, len, 0, &info, NULL), -EINVAL);
+}
+
+static void srpt_test_cmd_indirect_sum_overflow(struct kunit *test)
+{
+	/* 2 x 2^31 = 2^32: a 32-bit sum would wrap to the header's 0. */
+	struct cmd_image *img = indirect_cmd(test, true, 2, 0x80000000);
+	u32 len = CMD_HDR + IND_HDR + 2 * DESC;
+	struct srpt_desc_info info;
+
+	put_ind_hdr(img, CMD_HDR, 2 * DESC, 0);
+	KUNIT_EXPECT_EQ(test, parse(test, img, len, 0, &info, NULL), -EINVAL);
+}
+
+static void srpt_test_cmd_indirect_huge_sum(struct kunit *test)
+{
+	/* 255 x (2^32 - 1): the sum must be exact in 64 bits. */
+	struct cmd_image *img = indirect_cmd(test, false, 255, U32_MAX);
+	u32 len = CMD_HDR + IND_HDR + 255 * DESC;
+	struct srpt_desc_info info;
+
+	/* The header holds the sum modulo 2^32: 0xfe_ffffff01. */
+	put_ind_hdr(img, CMD_HDR, 255 * DESC, 0xffffff01);
+	KUNIT_EXPECT_EQ(test, parse(test, img, len, 0, &info, NULL), -EINVAL);
+}
+
+static void srpt_test_cmd_indirect_with_add_cdb(struct kunit *test)
+{
+	struct cmd_image *img = cmd_image(test, 0x02, 0, 2, 8);
+	u32 base = CMD_HDR + 8;
+	struct srpt_desc_info info;
+	const u8 *iu;
+
+	put_ind_hdr(img, base, 2 * DESC, 3000);
+	put_desc(img, base + IND_HDR, 0x10000, 1, 1000);
+	put_desc(img, base + IND_HDR + DESC, 0x20000, 2, 2000);
+	KUNIT_ASSERT_EQ(test, parse(test, img, base + IND_HDR + 2 * DESC, 0,
+				    &info, &iu), 0);
+	KUNIT_EXPECT_PTR_EQ(test, (const u8 *)info.bufs, iu + base + IND_HDR);
+	KUNIT_EXPECT_EQ(test, info.data_len, 3000);
+}
+
+/* An immediate-data IU: descriptor at 48, @len bytes at @imm_off. */
+static struct cmd_image *imm_cmd(struct kunit *test, u32 len)
+{
+	struct cmd_image *img = cmd_image(test, 0x30, 1, 0, 0);
+	__be32 l = cpu_to_be32(len);
+
+	memcpy(img->buf + CMD_HDR, &l, sizeof(l));
+	return img;
+}
+
+static void srpt_test_cmd_imm(struct kunit *test)
+{
+	struct cmd_image *img = imm_cmd(test, 512);
+	struct srpt_desc_info info;
+
+	KUNIT_ASSERT_EQ(test, parse(test, img, 80 + 512, 80, &info, NULL), 0);
+	KUNIT_EXPECT_EQ(test, info.dir, DMA_TO_DEVICE);
+	KUNIT_EXPECT_EQ(test, info.fmt, SRP_DATA_DESC_IMM);
+	KUNIT_EXPECT_EQ(test, info.imm_off, 80);
+	KUNIT_EXPECT_EQ(test, info.imm_len, 512);
+	KUNIT_EXPECT_EQ(test, info.data_len, 512);
+}
+
+static void srpt_test_cmd_imm_max(struct kunit *test)
+{
+	struct cmd_image *img = imm_cmd(test, 8192);
+	struct srpt_desc_info info;
+
+	KUNIT_ASSERT_EQ(test, parse(test, img, 80 + 8192, 80, &info, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, info.imm_len, 8192);
+	KUNIT_EXPECT_EQ(test, info.data_len, 8192);
+}
+
+static void srpt_test_cmd_imm_not_negotiated(struct kunit *test)
+{
+	struct cmd_image *img = imm_cmd(test, 512);
+	struct srpt_desc_info info;
+
+	KUNIT_EXPECT_EQ(test, parse(test, img, 80 + 512, 0, &info, NULL),
+			-EINVAL);
+}
+
+static void srpt_test_cmd_imm_beyond_iu(struct kunit *test)
+{
+	struct cmd_image *img = imm_cmd(test, 512);
+	struct srpt_desc_info info;
+
+	KUNIT_EXPECT_EQ(test, parse(test, img, 80 + 511, 80, &info, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, parse(test, img, 80, 80, &info, NULL), -EINVAL);
+}
+
+static void srpt_test_cmd_imm_offset_beyond_iu(struct kunit *test)
+{
+	struct cmd_image *img = imm_cmd(test, 0);
+	struct srpt_desc_info info;
+
+	KUNIT_EXPECT_EQ(test, parse(test, img, 100, 200, &info, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, parse(test, img, 100, U16_MAX, &info, NULL),
+			-EINVAL);
+}
+
+static void srpt_test_cmd_imm_len_wrap(struct kunit *test)
+{
+	/* offset + len wraps a u32 to 79: must not pass as "inside". */
+	struct cmd_image *img = imm_cmd(test, U32_MAX);
+	struct srpt_desc_info info;
+
+	KUNIT_EXPECT_EQ(test, parse(test, img, 1024, 80, &info, NULL),
+			-EINVAL);
+	img = imm_cmd(test, U32_MAX - 79);
+	KUNIT_EXPECT_EQ(test, parse(test, img, 1024, 80, &info, NULL),
+			-EINVAL);
+}
+
+static void srpt_test_cmd_imm_desc_overlaps_data(struct kunit *test)
+{
+	struct cmd_image *img = imm_cmd(test, 16);
+	struct srpt_desc_info info;
+
+	/* The descriptor occupies bytes 48..51. */
+	KUNIT_EXPECT_EQ(test, parse(test, img, 256, CMD_HDR + 3, &info, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, parse(test, img, 256, CMD_HDR, &info, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, parse(test, img, 256, 1, &info, NULL), -EINVAL);
+	KUNIT_ASSERT_EQ(test, parse(test, img, 256, CMD_HDR + 4, &info, NULL),
+			0);
+	KUNIT_EXPECT_EQ(test, info.imm_off, CMD_HDR + 4);
+	KUNIT_EXPECT_EQ(test, info.imm_len, 16);
+}
+
+static void srpt_test_cmd_imm_with_add_cdb(struct kunit *test)
+{
+	struct cmd_image *img = cmd_image(test, 0x30, 1, 0, 16);
+	__be32 l = cpu_to_be32(100);
+	struct srpt_desc_info info;
+
+	memcpy(img->buf + CMD_HDR + 16, &l, sizeof(l));
+	/* Descriptor at 64..67, so an offset of 64 overlaps it. */
+	KUNIT_EXPECT_EQ(test, parse(test, img, 512, 64, &info, NULL), -EINVAL);
+	KUNIT_ASSERT_EQ(test, parse(test, img, 512, 68, &info, NULL), 0);
+	KUNIT_EXPECT_EQ(test, info.imm_len, 100);
+}
+
+static void srpt_test_cmd_imm_data_in(struct kunit *test)
+{
+	struct cmd_image *img = cmd_image(test, 0x03, 0, 1, 0);
+	__be32 l = cpu_to_be32(512);
+	struct srpt_desc_info info;
+
+	memcpy(img->buf + CMD_HDR, &l, sizeof(l));
+	KUNIT_EXPECT_EQ(test, parse(test, img, 80 + 512, 80, &info, NULL),
+			-EINVAL);
+}
+
+static void srpt_test_cmd_imm_desc_truncated(struct kunit *test)
+{
+	struct cmd_image *img = imm_cmd(test, 0);
+	struct srpt_desc_info info;
+
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + 3, CMD_HDR + 4, &info,
+				    NULL), -EINVAL);
+}
+
+/* ---- command state ---- */
+
+static struct srpt_send_ioctx *test_ioctx(struct kunit *test,
+					  enum srpt_command_state state)
+{
+	struct srpt_send_ioctx *ioctx;
+	struct srpt_rdma_ch *ch;
+
+	ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	spin_lock_init(&ch->lock);
+	spin_lock_init(&ch->recv_lock);
+	ch->sport = test_sport(test);
+	ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ioctx);
+	ioctx->ch = ch;
+	ioctx->state = state;
+	return ioctx;
+}
+
+static void srpt_test_state_set_returns_previous(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_NEW);
+
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA),
+			SRPT_STATE_NEW);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_NEED_DATA);
+}
+
+static void srpt_test_state_write_path(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_NEW);
+
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA),
+			SRPT_STATE_NEW);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN),
+			SRPT_STATE_NEED_DATA);
+	KUNIT_EXPECT_EQ(test,
+			srpt_set_cmd_state(ioctx, SRPT_STATE_CMD_RSP_SENT),
+			SRPT_STATE_DATA_IN);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_DONE),
+			SRPT_STATE_CMD_RSP_SENT);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+}
+
+static void srpt_test_state_tmf_path(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_NEW);
+
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_MGMT),
+			SRPT_STATE_NEW);
+	KUNIT_EXPECT_EQ(test,
+			srpt_set_cmd_state(ioctx, SRPT_STATE_MGMT_RSP_SENT),
+			SRPT_STATE_MGMT);
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_DONE),
+			SRPT_STATE_MGMT_RSP_SENT);
+}
+
+static void srpt_test_state_done_is_terminal(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_DONE);
+	enum srpt_command_state s;
+
+	for (s = SRPT_STATE_NEW; s <= SRPT_STATE_DONE; s++) {
+		KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, s),
+				SRPT_STATE_DONE);
+		KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+	}
+}
+
+static void srpt_test_state_same_state(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_DATA_IN);
+
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN),
+			SRPT_STATE_DATA_IN);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DATA_IN);
+}
+
+static void srpt_test_state_abort_to_done(struct kunit *test)
+{
+	enum srpt_command_state s;
+
+	for (s = SRPT_STATE_NEW; s < SRPT_STATE_DONE; s++) {
+		struct srpt_send_ioctx *ioctx = test_ioctx(test, s);
+
+		KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx,
+							 SRPT_STATE_DONE), s);
+		KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+	}
+}
+
+static void srpt_test_state_test_and_set_match(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_NEED_DATA);
+	bool ok;
+
+	ok = srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
+					 SRPT_STATE_DATA_IN);
+	KUNIT_EXPECT_TRUE(test, ok);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DATA_IN);
+}
+
+static void srpt_test_state_test_and_set_mismatch(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_NEW);
+	bool ok;
+
+	ok = srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
+					 SRPT_STATE_DATA_IN);
+	KUNIT_EXPECT_FALSE(test, ok);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_NEW);
+}
+
+static void srpt_test_state_test_and_set_once(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_NEW);
+	bool ok;
+
+	ok = srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEW,
+					 SRPT_STATE_MGMT);
+	KUNIT_EXPECT_TRUE(test, ok);
+	ok = srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEW,
+					 SRPT_STATE_MGMT);
+	KUNIT_EXPECT_FALSE(test, ok);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_MGMT);
+}
+
+static void srpt_test_state_test_and_set_from_done(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_DONE);
+	bool ok;
+
+	ok = srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEW,
+					 SRPT_STATE_NEED_DATA);
+	KUNIT_EXPECT_FALSE(test, ok);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+}
+
+/* ---- credits ---- */
+
+static struct srpt_rdma_ch *test_ch(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	spin_lock_init(&ch->lock);
+	spin_lock_init(&ch->recv_lock);
+	ch->sport = test_sport(test);
+	ch->rq_size = SRPT_MAX_RQ_SIZE;
+	atomic_set(&ch->req_lim_delta, 0);
+	return ch;
+}
+
+static void srpt_test_credit_take_empty(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = test_ch(test);
+
+	KUNIT_EXPECT_EQ(test, srpt_credit_take(ch), 0);
+	KUNIT_EXPECT_EQ(test, srpt_credit_take(ch), 0);
+}
+
+static void srpt_test_credit_return_one(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = test_ch(test);
+
+	srpt_credit_return(ch);
+	KUNIT_EXPECT_EQ(test, srpt_credit_take(ch), 1);
+	KUNIT_EXPECT_EQ(test, srpt_credit_take(ch), 0);
+}
+
+static void srpt_test_credit_accumulate(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = test_ch(test);
+	int i;
+
+	for (i = 0; i < SRPT_MAX_RQ_SIZE; i++)
+		srpt_credit_return(ch);
+	KUNIT_EXPECT_EQ(test, srpt_credit_take(ch), SRPT_MAX_RQ_SIZE);
+	KUNIT_EXPECT_EQ(test, srpt_credit_take(ch), 0);
+}
+
+static void srpt_test_credit_interleaved(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = test_ch(test);
+	int total = 0, i;
+
+	for (i = 0; i < 50; i++) {
+		srpt_credit_return(ch);
+		srpt_credit_return(ch);
+		if (i % 3 == 0)
+			total += srpt_credit_take(ch);
+	}
+	total += srpt_credit_take(ch);
+	KUNIT_EXPECT_EQ(test, total, 100);
+}
+
+static struct kunit_case srpt_test_cases[] = {
+	KUNIT_CASE(srpt_test_dm_layout),
+	KUNIT_CASE(srpt_test_class_port_info),
+	KUNIT_CASE(srpt_test_class_port_info_reply),
+	KUNIT_CASE(srpt_test_class_port_info_resp_time),
+	KUNIT_CASE(srpt_test_iou_info),
+	KUNIT_CASE(srpt_test_iou_info_reply),
+	KUNIT_CASE(srpt_test_iou_info_attr_mod_ignored),
+	KUNIT_CASE(srpt_test_set_ioc_odd_slot),
+	KUNIT_CASE(srpt_test_set_ioc_even_slot),
+	KUNIT_CASE(srpt_test_set_ioc_last_slots),
+	KUNIT_CASE(srpt_test_set_ioc_clear),
+	KUNIT_CASE(srpt_test_set_ioc_bad_slot),
+	KUNIT_CASE(srpt_test_set_ioc_value_masked),
+	KUNIT_CASE(srpt_test_ioc_profile),
+	KUNIT_CASE(srpt_test_ioc_profile_reply),
+	KUNIT_CASE(srpt_test_ioc_profile_fields),
+	KUNIT_CASE(srpt_test_ioc_profile_sq_depth_hca_limit),
+	KUNIT_CASE(srpt_test_ioc_profile_sq_depth_attr),
+	KUNIT_CASE(srpt_test_ioc_profile_follows_settings),
+	KUNIT_CASE(srpt_test_ioc_slot0),
+	KUNIT_CASE(srpt_test_ioc_slot17),
+	KUNIT_CASE(srpt_test_ioc_slot_huge),
+	KUNIT_CASE(srpt_test_ioc_empty_slots),
+	KUNIT_CASE(srpt_test_ioc_slot0_reply),
+	KUNIT_CASE(srpt_test_ioc_slot17_reply),
+	KUNIT_CASE(srpt_test_ioc_slot2_reply),
+	KUNIT_CASE(srpt_test_ioc_slot16_reply),
+	KUNIT_CASE(srpt_test_svc_entries),
+	KUNIT_CASE(srpt_test_svc_entries_reply),
+	KUNIT_CASE(srpt_test_svc_entries_name_and_id),
+	KUNIT_CASE(srpt_test_svc_entries_uses_service_guid),
+	KUNIT_CASE(srpt_test_svc_entries_hi_lt_lo),
+	KUNIT_CASE(srpt_test_svc_entries_hi_too_big),
+	KUNIT_CASE(srpt_test_svc_entries_range_too_long),
+	KUNIT_CASE(srpt_test_svc_entries_slot0),
+	KUNIT_CASE(srpt_test_svc_entries_slot17),
+	KUNIT_CASE(srpt_test_svc_entries_empty_slot),
+	KUNIT_CASE(srpt_test_svc_entries_bad_range_reply),
+	KUNIT_CASE(srpt_test_svc_entries_modifier_decoding),
+	KUNIT_CASE(srpt_test_get_unknown_attr),
+	KUNIT_CASE(srpt_test_method_get_unknown_attr),
+	KUNIT_CASE(srpt_test_method_get_dispatch),
+	KUNIT_CASE(srpt_test_set_refused),
+	KUNIT_CASE(srpt_test_set_ioc_profile_refused),
+	KUNIT_CASE(srpt_test_other_methods),
+	KUNIT_CASE(srpt_test_responses_ignored),
+	KUNIT_CASE(srpt_test_foreign_mads_ignored),
+	KUNIT_CASE(srpt_test_reply_keeps_request_fields),
+	KUNIT_CASE(srpt_test_register_idempotent),
+	KUNIT_CASE(srpt_test_unregister_without_agents),
+	KUNIT_CASE(srpt_test_port_id_full_0x),
+	KUNIT_CASE(srpt_test_port_id_full_bare),
+	KUNIT_CASE(srpt_test_port_id_uppercase),
+	KUNIT_CASE(srpt_test_port_id_short),
+	KUNIT_CASE(srpt_test_port_id_two_digits),
+	KUNIT_CASE(srpt_test_port_id_gid),
+	KUNIT_CASE(srpt_test_port_id_empty),
+	KUNIT_CASE(srpt_test_port_id_odd),
+	KUNIT_CASE(srpt_test_port_id_too_long),
+	KUNIT_CASE(srpt_test_port_id_not_hex),
+	KUNIT_CASE(srpt_test_port_id_trailing_junk),
+	KUNIT_CASE(srpt_test_guid_valid),
+	KUNIT_CASE(srpt_test_guid_uppercase),
+	KUNIT_CASE(srpt_test_guid_group_count),
+	KUNIT_CASE(srpt_test_guid_group_width),
+	KUNIT_CASE(srpt_test_guid_junk),
+	KUNIT_CASE(srpt_test_acl_guid),
+	KUNIT_CASE(srpt_test_acl_port_id),
+	KUNIT_CASE(srpt_test_acl_ipv4),
+	KUNIT_CASE(srpt_test_acl_ipv6),
+	KUNIT_CASE(srpt_test_acl_invalid),
+	KUNIT_CASE(srpt_test_format_guid_name),
+	KUNIT_CASE(srpt_test_format_gid_name),
+	KUNIT_CASE(srpt_test_format_names_exact_size),
+	KUNIT_CASE(srpt_test_format_names_round_trip),
+	KUNIT_CASE(srpt_test_login_accept),
+	KUNIT_CASE(srpt_test_login_iu_len_bounds),
+	KUNIT_CASE(srpt_test_login_iu_too_small),
+	KUNIT_CASE(srpt_test_login_iu_too_large),
+	KUNIT_CASE(srpt_test_login_iu_follows_param),
+	KUNIT_CASE(srpt_test_login_port_disabled),
+	KUNIT_CASE(srpt_test_login_wrong_target),
+	KUNIT_CASE(srpt_test_login_target_follows_guid),
+	KUNIT_CASE(srpt_test_login_buf_fmt_single),
+	KUNIT_CASE(srpt_test_login_buf_fmt_none),
+	KUNIT_CASE(srpt_test_login_buf_fmt_unknown),
+	KUNIT_CASE(srpt_test_login_reason_order),
+	KUNIT_CASE(srpt_test_cmd_layout),
+	KUNIT_CASE(srpt_test_cmd_no_data),
+	KUNIT_CASE(srpt_test_cmd_header_truncated),
+	KUNIT_CASE(srpt_test_cmd_direct_out),
+	KUNIT_CASE(srpt_test_cmd_direct_in),
+	KUNIT_CASE(srpt_test_cmd_direct_max_len),
+	KUNIT_CASE(srpt_test_cmd_direct_truncated),
+	KUNIT_CASE(srpt_test_cmd_add_cdb),
+	KUNIT_CASE(srpt_test_cmd_add_cdb_reserved_bits),
+	KUNIT_CASE(srpt_test_cmd_add_cdb_too_long),
+	KUNIT_CASE(srpt_test_cmd_bidirectional),
+	KUNIT_CASE(srpt_test_cmd_unknown_format),
+	KUNIT_CASE(srpt_test_cmd_indirect_out),
+	KUNIT_CASE(srpt_test_cmd_indirect_in),
+	KUNIT_CASE(srpt_test_cmd_indirect_one),
+	KUNIT_CASE(srpt_test_cmd_indirect_255),
+	KUNIT_CASE(srpt_test_cmd_indirect_truncated_list),
+	KUNIT_CASE(srpt_test_cmd_indirect_truncated_hdr),
+	KUNIT_CASE(srpt_test_cmd_indirect_external_table),
+	KUNIT_CASE(srpt_test_cmd_indirect_zero_table),
+	KUNIT_CASE(srpt_test_cmd_indirect_table_not_multiple),
+	KUNIT_CASE(srpt_test_cmd_indirect_zero_count),
+	KUNIT_CASE(srpt_test_cmd_indirect_count_exceeds_table),
+	KUNIT_CASE(srpt_test_cmd_indirect_count_below_table),
+	KUNIT_CASE(srpt_test_cmd_indirect_wrong_direction_count),
+	KUNIT_CASE(srpt_test_cmd_indirect_len_mismatch),
+	KUNIT_CASE(srpt_test_cmd_indirect_sum_overflow),
+	KUNIT_CASE(srpt_test_cmd_indirect_huge_sum),
+	KUNIT_CASE(srpt_test_cmd_indirect_with_add_cdb),
+	KUNIT_CASE(srpt_test_cmd_imm),
+	KUNIT_CASE(srpt_test_cmd_imm_max),
+	KUNIT_CASE(srpt_test_cmd_imm_not_negotiated),
+	KUNIT_CASE(srpt_test_cmd_imm_beyond_iu),
+	KUNIT_CASE(srpt_test_cmd_imm_offset_beyond_iu),
+	KUNIT_CASE(srpt_test_cmd_imm_len_wrap),
+	KUNIT_CASE(srpt_test_cmd_imm_desc_overlaps_data),
+	KUNIT_CASE(srpt_test_cmd_imm_with_add_cdb),
+	KUNIT_CASE(srpt_test_cmd_imm_data_in),
+	KUNIT_CASE(srpt_test_cmd_imm_desc_truncated),
+	KUNIT_CASE(srpt_test_state_set_returns_previous),
+	KUNIT_CASE(srpt_test_state_write_path),
+	KUNIT_CASE(srpt_test_state_tmf_path),
+	KUNIT_CASE(srpt_test_state_done_is_terminal),
+	KUNIT_CASE(srpt_test_state_same_state),
+	KUNIT_CASE(srpt_test_state_abort_to_done),
+	KUNIT_CASE(srpt_test_state_test_and_set_match),
+	KUNIT_CASE(srpt_test_state_test_and_set_mismatch),
+	KUNIT_CASE(srpt_test_state_test_and_set_once),
+	KUNIT_CASE(srpt_test_state_test_and_set_from_done),
+	KUNIT_CASE(srpt_test_credit_take_empty),
+	KUNIT_CASE(srpt_test_credit_return_one),
+	KUNIT_CASE(srpt_test_credit_accumulate),
+	KUNIT_CASE(srpt_test_credit_interleaved),
+	{}
+};
+
+static struct kunit_suite srpt_test_suite = {
+	.name = "ib_srpt",
+	.init = srpt_test_init,
+	.exit = srpt_test_exit,
+	.test_cases = srpt_test_cases,
+};
+
+kunit_test_suite(srpt_test_suite);
