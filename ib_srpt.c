@@ -1720,8 +1720,11 @@ static void srpt_send_rej(struct ib_cm_id *ib_cm_id,
  * srpt_send_login_rsp() - accept the connection with the login response
  * @ch: the new channel
  * @rsp: the login response
- * @resp_res: responder resources asked for by the initiator
- * @init_depth: initiator depth offered by the initiator
+ * @resp_res: RDMA READs we may have to answer (the initiator's depth)
+ * @init_depth: RDMA READs we may have outstanding (the initiator's
+ *	responder resources)
+ *
+ * Both values come from the connection request as seen from our side.
  *
  * Return: 0 or a negative error code.
  */
@@ -1730,8 +1733,8 @@ static int srpt_send_login_rsp(struct srpt_rdma_ch *ch,
 			       u8 init_depth)
 {
 	const struct ib_device_attr *attrs = &ch->sport->sdev->device->attrs;
-	u8 depth = min_t(int, resp_res, attrs->max_qp_init_rd_atom);
-	u8 res = min_t(int, init_depth, attrs->max_qp_rd_atom);
+	u8 depth = min_t(int, init_depth, attrs->max_qp_init_rd_atom);
+	u8 res = min_t(int, resp_res, attrs->max_qp_rd_atom);
 	int ret;
 
 	if (ch->using_rdma_cm) {
@@ -1776,8 +1779,8 @@ static int srpt_send_login_rsp(struct srpt_rdma_ch *ch,
  * @pkey: P_Key of the connection (informational)
  * @req: the login request in SRP layout
  * @src_addr: initiator name: GUID form (IB/CM) or IP address (RDMA/CM)
- * @resp_res: responder resources asked for by the initiator
- * @init_depth: initiator depth offered by the initiator
+ * @resp_res: RDMA READs we may have to answer
+ * @init_depth: RDMA READs we may have outstanding
  *
  * Validate, allocate the channel, connect the QP, answer. Runs with
  * srpt_dev_mutex held so that the device cannot go away meanwhile.

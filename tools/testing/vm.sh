@@ -102,6 +102,22 @@ prepare_initramfs() {
 	echo "$GUEST/initramfs-$sum.cpio.gz"
 }
 
+# depmod_ours: module index files for the guest's module tree plus
+# updates/ib_srpt.ko, built on the host (depmod over 9p takes minutes under
+# emulation) in $RUN_DIR/modules/lib/modules/$KVER; the guest copies them.
+depmod_ours() {
+	local base=$RUN_DIR/modules d=$RUN_DIR/modules/lib/modules/$KVER f
+	rm -rf "$base"
+	mkdir -p "$d/updates"
+	for f in kernel modules.order modules.builtin modules.builtin.modinfo; do
+		ln -s "$GUEST/lib/modules/$KVER/$f" "$d/$f"
+	done
+	cp "$RUN_DIR/ib_srpt.ko" "$d/updates/ib_srpt.ko"
+	depmod -b "$base" "$KVER"
+	grep -q '^updates/ib_srpt.ko:' "$d/modules.dep" ||
+		fatal "depmod did not pick up updates/ib_srpt.ko"
+}
+
 prepare() {
 	local t0=$SECONDS
 	mkdir -p "$CACHE"
@@ -154,6 +170,7 @@ main() {
 		ko=${KO:-$REPO/ib_srpt.ko}
 		[[ -f $ko ]] || fatal "$ko not built (run make, or use SRPT=stock)"
 		cp "$ko" "$RUN_DIR/ib_srpt.ko"
+		depmod_ours
 	fi
 	if [[ $mode == exec ]]; then
 		script=$(realpath -m --relative-to="$REPO" "$script")
