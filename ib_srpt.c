@@ -808,8 +808,10 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 	spin_lock_irqsave(&ch->lock, flags);
 	ioctx = list_first_entry_or_null(&ch->free_list,
 					 struct srpt_send_ioctx, free_list);
-	if (ioctx)
+	if (ioctx) {
 		list_del_init(&ioctx->free_list);
+		ch->n_free--;
+	}
 	spin_unlock_irqrestore(&ch->lock, flags);
 	if (!ioctx)
 		return NULL;
@@ -832,18 +834,28 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 	return ioctx;
 }
 
+static void srpt_send_cred_req(struct srpt_rdma_ch *ch);
+
 /**
  * srpt_put_send_ioctx() - return a send context to its channel
  * @ioctx: the context
+ *
+ * When the channel falls idle while credits are still owed to the
+ * initiator (aborted commands, ignored IUs), no response would carry them:
+ * an SRP_CRED_REQ does.
  */
 static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
 	unsigned long flags;
+	bool idle;
 
 	spin_lock_irqsave(&ch->lock, flags);
 	list_add(&ioctx->free_list, &ch->free_list);
+	idle = ++ch->n_free == ch->rq_size;
 	spin_unlock_irqrestore(&ch->lock, flags);
+	if (idle && atomic_read(&ch->req_lim_delta) > 0)
+		srpt_send_cred_req(ch);
 }
 
 /* Device management MADs ------------------------------------------------ */
@@ -1476,6 +1488,7 @@ static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
 		ch->ioctx_ring[i]->ch = ch;
 		list_add_tail(&ch->ioctx_ring[i]->free_list, &ch->free_list);
 	}
+	ch->n_free = ch->rq_size;
 	if (ch->use_srq)
 		return 0;
 
@@ -1893,6 +1906,7 @@ static void srpt_fail_write(struct srpt_send_ioctx *ioctx)
 
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_post_response(struct srpt_send_ioctx *ioctx);
+static void srpt_send_finished(struct srpt_send_ioctx *ioctx);
 
 /**
  * srpt_sq_reserve() - reserve send-queue slots or queue the command
@@ -1973,8 +1987,7 @@ static void srpt_fail_rw_waiters(struct srpt_rdma_ch *ch)
 	list_for_each_entry_safe(ioctx, next, &list, wait_list) {
 		list_del_init(&ioctx->wait_list);
 		if (ioctx->waiting_rsp) {
-			srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
-			transport_generic_free_cmd(&ioctx->cmd, 0);
+			srpt_send_finished(ioctx);
 		} else if (srpt_test_and_set_cmd_state(ioctx,
 				SRPT_STATE_NEED_DATA, SRPT_STATE_DATA_IN)) {
 			srpt_fail_write(ioctx);
@@ -2705,6 +2718,22 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch,
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /**
+ * srpt_send_finished() - a response was sent or will never be sent
+ * @ioctx: send context
+ *
+ * Releases the command to LIO; a credit request just returns its context.
+ */
+static void srpt_send_finished(struct srpt_send_ioctx *ioctx)
+{
+	if (ioctx->cred_req) {
+		srpt_put_send_ioctx(ioctx);
+		return;
+	}
+	srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+	transport_generic_free_cmd(&ioctx->cmd, 0);
+}
+
+/**
  * srpt_post_response() - post a response, behind the data-in transfer
  * @ioctx: send context whose send-queue slots are reserved
  *
@@ -2743,9 +2772,41 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 		pr_err("%s: posting the response failed (%d)\n",
 		       ch->sess_name, ret);
 		srpt_sq_release(ch, ioctx->sq_wr_held);
-		srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
-		transport_generic_free_cmd(&ioctx->cmd, 0);
+		srpt_send_finished(ioctx);
 	}
+}
+
+/**
+ * srpt_send_cred_req() - return owed credits with an SRP_CRED_REQ
+ * @ch: RDMA channel
+ */
+static void srpt_send_cred_req(struct srpt_rdma_ch *ch)
+{
+	struct srpt_send_ioctx *ioctx;
+	struct srp_cred_req *req;
+	int delta;
+
+	if (READ_ONCE(ch->state) != CH_LIVE)
+		return;
+	ioctx = srpt_get_send_ioctx(ch);
+	if (!ioctx)
+		return;
+	ioctx->cred_req = true;
+	delta = srpt_credit_take(ch);
+	if (!delta) {
+		srpt_put_send_ioctx(ioctx);
+		return;
+	}
+	req = ioctx->ioctx.buf;
+	memset(req, 0, sizeof(*req));
+	req->opcode = SRP_CRED_REQ;
+	req->req_lim_delta = cpu_to_be32(delta);
+	req->tag = BIT_ULL(63) | ioctx->ioctx.index;
+	ioctx->rsp_len = sizeof(*req);
+	ioctx->sq_wr_held = 1;
+	pr_debug("%s: returning %d credits\n", ch->sess_name, delta);
+	if (srpt_sq_reserve(ch, ioctx, 1, true))
+		srpt_post_response(ioctx);
 }
 
 /**
@@ -2847,12 +2908,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_close_ch(ch);
 	}
 	srpt_sq_release(ch, ioctx->sq_wr_held);
-	if (ioctx->cred_req) {
-		srpt_put_send_ioctx(ioctx);
-	} else {
-		srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
-		transport_generic_free_cmd(&ioctx->cmd, 0);
-	}
+	srpt_send_finished(ioctx);
 	srpt_process_wait_list(ch);
 }
 

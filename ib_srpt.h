@@ -344,8 +344,9 @@ struct srpt_nexus;
  * @use_srq: receives come from the device SRQ
  * @recv_lock: protects @cmd_wait_list and the state checks of the
  *	receive path
- * @lock: protects @free_list and @rw_wait_list
+ * @lock: protects @free_list, @n_free, @sq_wr_avail and @rw_wait_list
  * @free_list: unused send contexts
+ * @n_free: number of entries in @free_list
  * @rw_wait_list: commands waiting for send-queue slots
  * @cmd_wait_list: IUs received before the channel went live
  * @ioctx_ring: send contexts
@@ -383,6 +384,7 @@ struct srpt_rdma_ch {
 	spinlock_t recv_lock;	/* see above */
 	spinlock_t lock;	/* see above */
 	struct list_head free_list;
+	int n_free;
 	struct list_head rw_wait_list;
 	struct list_head cmd_wait_list;
 	struct srpt_send_ioctx **ioctx_ring;
