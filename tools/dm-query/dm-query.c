@@ -32,6 +32,10 @@
  *   -s N     expected send size (srp_max_req_size, default 8276)
  *   -R N     expected RDMA size (srp_max_rdma_size, default 65536)
  *   -q N     expected srp_sq_size (default 4096)
+ *   -S       the agent is the stock ib_srpt: where it is known to answer
+ *            differently (IOC profile layout and values, empty slot 2, the
+ *            entry range), report SKIP instead of FAIL, and check the IOC
+ *            profile fields that discovery relies on separately
  *   -v       also dump every reply of check
  */
 
@@ -75,6 +79,7 @@ struct options {
 	int timeout_ms;
 	int retries;
 	bool verbose;
+	bool stock;
 	bool have_guid;
 	uint64_t guid;
 	uint32_t send_size;
@@ -280,13 +285,20 @@ static int dm_xfer(struct port *port, uint8_t method, uint16_t attr_id,
 
 static int failures;
 
+/* Flags of a query. */
+enum {
+	STOCK_DIFFERS = 1 << 0,	/* the stock ib_srpt answers differently */
+};
+
 /*
  * Compares a reply with the expected header fields and data; @want_data
- * holds the whole 192-byte data area.
+ * holds the whole 192-byte data area. With @mask, only the data bytes whose
+ * mask byte is non-zero are compared (the header always is).
  */
 static void check_reply(const char *name, const uint8_t *reply, bool ok,
 			uint16_t attr_id, uint32_t attr_mod, uint16_t status,
-			const uint8_t want_data[MAD_SIZE - DM_HDR])
+			const uint8_t want_data[MAD_SIZE - DM_HDR],
+			const uint8_t *mask, unsigned int flags)
 {
 	uint8_t want[MAD_SIZE];
 	int i;
@@ -309,10 +321,18 @@ static void check_reply(const char *name, const uint8_t *reply, bool ok,
 	memcpy(want + DM_HDR, want_data, MAD_SIZE - DM_HDR);
 
 	for (i = 0; i < MAD_SIZE; i++)
-		if (reply[i] != want[i])
+		if (reply[i] != want[i] &&
+		    (!mask || i < DM_HDR || mask[i - DM_HDR]))
 			break;
 	if (i == MAD_SIZE) {
 		printf("PASS %s\n", name);
+		if (opt.verbose)
+			hexdump(stdout, reply, MAD_SIZE);
+		return;
+	}
+	if (opt.stock && (flags & STOCK_DIFFERS)) {
+		printf("SKIP %s: the stock ib_srpt differs: byte %d is 0x%02x, not 0x%02x (status 0x%04x)\n",
+		       name, i, reply[i], want[i], get_be16(reply + 4));
 		if (opt.verbose)
 			hexdump(stdout, reply, MAD_SIZE);
 		return;
@@ -326,19 +346,31 @@ static void check_reply(const char *name, const uint8_t *reply, bool ok,
 	failures++;
 }
 
-static void query(struct port *port, const char *name, uint8_t method,
-		  uint16_t attr_id, uint32_t attr_mod, uint16_t status,
-		  const uint8_t want_data[MAD_SIZE - DM_HDR])
+static void query_masked(struct port *port, const char *name,
+			 uint8_t method, uint16_t attr_id, uint32_t attr_mod,
+			 uint16_t status,
+			 const uint8_t want_data[MAD_SIZE - DM_HDR],
+			 const uint8_t *mask, unsigned int flags)
 {
 	uint8_t reply[MAD_SIZE];
 	bool ok = !dm_xfer(port, method, attr_id, attr_mod, reply);
 
-	check_reply(name, reply, ok, attr_id, attr_mod, status, want_data);
+	check_reply(name, reply, ok, attr_id, attr_mod, status, want_data,
+		    mask, flags);
+}
+
+static void query(struct port *port, const char *name, uint8_t method,
+		  uint16_t attr_id, uint32_t attr_mod, uint16_t status,
+		  const uint8_t want_data[MAD_SIZE - DM_HDR],
+		  unsigned int flags)
+{
+	query_masked(port, name, method, attr_id, attr_mod, status, want_data,
+		     NULL, flags);
 }
 
 static int cmd_check(struct port *port)
 {
-	uint8_t d[MAD_SIZE - DM_HDR];
+	uint8_t d[MAD_SIZE - DM_HDR], mask[MAD_SIZE - DM_HDR];
 	const uint8_t zero[MAD_SIZE - DM_HDR] = { 0 };
 	const char *id = "SCSI RDMA Protocol target";
 	uint32_t sq = opt.sq_size;
@@ -353,13 +385,13 @@ static int cmd_check(struct port *port)
 	d[1] = 1;			/* class version */
 	put_be32(d + 4, 20);		/* response time value */
 	query(port, "class-port-info", METHOD_GET, ATTR_CLASS_PORT_INFO, 0, 0,
-	      d);
+	      d, 0);
 
 	memset(d, 0, sizeof(d));
 	put_be16(d, 1);			/* change ID */
 	d[2] = 16;			/* max controllers */
 	d[4] = 0x10;			/* slot 1 present */
-	query(port, "iou-info", METHOD_GET, ATTR_IOU_INFO, 0, 0, d);
+	query(port, "iou-info", METHOD_GET, ATTR_IOU_INFO, 0, 0, d, 0);
 
 	if (port->attr.max_qp_wr >= 0 && sq > (uint32_t)port->attr.max_qp_wr)
 		sq = port->attr.max_qp_wr;
@@ -384,31 +416,44 @@ static int cmd_check(struct port *port)
 	d[54] = 1;			/* service entries */
 	memcpy(d + 64, id, strlen(id));
 	query(port, "ioc-profile-slot-1", METHOD_GET, ATTR_IOC_PROFILE, 1, 0,
-	      d);
+	      d, STOCK_DIFFERS);
+	if (opt.stock) {
+		/* What discovery and login strings rely on. */
+		memset(mask, 0, sizeof(mask));
+		memset(mask, 1, 8);		/* GUID */
+		memset(mask + 12, 1, 6);	/* device ID and version */
+		memset(mask + 28, 1, 8);	/* class .. protocol version */
+		memset(mask + 44, 1, 8);	/* send and RDMA size */
+		mask[54] = 1;			/* service entries */
+		query_masked(port, "ioc-profile-slot-1-discovery-fields",
+			     METHOD_GET, ATTR_IOC_PROFILE, 1, 0, d, mask, 0);
+	}
 
 	query(port, "ioc-profile-slot-0", METHOD_GET, ATTR_IOC_PROFILE, 0,
-	      ST_INVALID_FIELD, zero);
+	      ST_INVALID_FIELD, zero, 0);
 	query(port, "ioc-profile-slot-17", METHOD_GET, ATTR_IOC_PROFILE, 17,
-	      ST_INVALID_FIELD, zero);
+	      ST_INVALID_FIELD, zero, 0);
 	query(port, "ioc-profile-slot-2", METHOD_GET, ATTR_IOC_PROFILE, 2,
-	      ST_NO_IOC, zero);
+	      ST_NO_IOC, zero, STOCK_DIFFERS);
 
 	memset(d, 0, sizeof(d));
 	snprintf((char *)d, 41, "SRP.T10:%016" PRIx64, opt.guid);
 	put_be64(d + 40, opt.guid);
 	query(port, "service-entries", METHOD_GET, ATTR_SVC_ENTRIES,
-	      1 << 16, 0, d);
+	      1 << 16, 0, d, 0);
 	query(port, "service-entries-bad-range", METHOD_GET, ATTR_SVC_ENTRIES,
-	      1 << 16 | 1 << 8, ST_NO_IOC, zero);
+	      1 << 16 | 1 << 8, ST_NO_IOC, zero, STOCK_DIFFERS);
+	query(port, "service-entries-hi-below-lo", METHOD_GET,
+	      ATTR_SVC_ENTRIES, 1 << 16 | 0 << 8 | 1, ST_NO_IOC, zero, 0);
 	query(port, "service-entries-slot-2", METHOD_GET, ATTR_SVC_ENTRIES,
-	      2 << 16, ST_NO_IOC, zero);
+	      2 << 16, ST_NO_IOC, zero, STOCK_DIFFERS);
 
 	query(port, "set-iou-info", METHOD_SET, ATTR_IOU_INFO, 0,
-	      ST_UNSUP_METHOD_ATTR, zero);
+	      ST_UNSUP_METHOD_ATTR, zero, 0);
 	query(port, "set-ioc-profile", METHOD_SET, ATTR_IOC_PROFILE, 1,
-	      ST_UNSUP_METHOD_ATTR, zero);
+	      ST_UNSUP_METHOD_ATTR, zero, 0);
 	query(port, "get-unknown-attribute", METHOD_GET, 0x0013, 0,
-	      ST_UNSUP_METHOD_ATTR, zero);
+	      ST_UNSUP_METHOD_ATTR, zero, 0);
 
 	printf("dm-query: %d failure(s)\n", failures);
 	return failures ? 1 : 0;
@@ -465,7 +510,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: dm-query [-d dev] [-p port] [-g gid_index] [-t ms] [-r retries]\n"
-		"                [-G guid] [-s send_size] [-R rdma_size] [-q sq_size] [-v]\n"
+		"                [-G guid] [-s send_size] [-R rdma_size] [-q sq_size] [-S] [-v]\n"
 		"                probe | check | get ATTR [MOD] | set ATTR [MOD] |\n"
 		"                method METHOD ATTR [MOD]\n");
 	exit(1);
@@ -477,7 +522,7 @@ int main(int argc, char **argv)
 	uint32_t mod = 0;
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "d:p:g:t:r:G:s:R:q:vh")) != -1) {
+	while ((c = getopt(argc, argv, "d:p:g:t:r:G:s:R:q:Svh")) != -1) {
 		switch (c) {
 		case 'd':
 			opt.dev = optarg;
@@ -506,6 +551,9 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			opt.sq_size = number(optarg, UINT32_MAX);
+			break;
+		case 'S':
+			opt.stock = true;
 			break;
 		case 'v':
 			opt.verbose = true;
