@@ -40,13 +40,6 @@ SUMMARY=$CHECK_DIR/summary.txt
 T_START=$SECONDS
 BUILD_OK=0
 
-PACKAGES=(build-essential make gcc bc bison flex libelf-dev libssl-dev dwarves
-	kmod cpio xz-utils file python3 perl
-	linux-headers-6.12-amd64 linux-source-6.12
-	qemu-system-x86 busybox-static sparse shellcheck
-	iproute2 rdma-core ibverbs-utils srptools sg3-utils fio nvme-cli
-	targetcli-fb dbus libibverbs-dev librdmacm-dev libibumad-dev
-	python3-docutils)
 
 record() {
 	echo "$*" >>"$SUMMARY"
@@ -96,24 +89,6 @@ want_stage() {
 
 # Stages --------------------------------------------------------------------
 
-deps() {
-	local -a missing=()
-	local p
-	for p in "${PACKAGES[@]}"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-			missing+=("$p")
-	done
-	if ((${#missing[@]} == 0)); then
-		echo "all ${#PACKAGES[@]} packages installed"
-		return 0
-	fi
-	echo "installing: ${missing[*]}"
-	local sudo=
-	((EUID == 0)) || sudo=sudo
-	$sudo apt-get update -q &&
-		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
-			--no-install-recommends "${missing[@]}"
-}
 
 # Fails on a non-zero status and on any warning in the output.
 make_clean_output() {
@@ -251,7 +226,7 @@ add_subresults() {
 # Run -----------------------------------------------------------------------
 
 echo "ib_srpt make check: logs in $CHECK_DIR"
-[[ ${NO_DEPS:-0} == 1 ]] || stage deps deps
+[[ ${NO_DEPS:-0} == 1 ]] || stage deps install_deps
 if want_stage build; then
 	stage build build && BUILD_OK=1
 elif [[ -f ib_srpt.ko ]]; then

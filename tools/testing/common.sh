@@ -84,3 +84,32 @@ prepare_source() {
 	fi
 	echo "$dst"
 }
+
+# Debian packages the build, the checks, the guest and the demo need.
+PACKAGES=(build-essential make gcc bc bison flex libelf-dev libssl-dev dwarves
+	kmod cpio xz-utils file python3 perl
+	linux-headers-6.12-amd64 linux-source-6.12
+	qemu-system-x86 busybox-static sparse shellcheck
+	iproute2 rdma-core ibverbs-utils srptools sg3-utils fio nvme-cli
+	targetcli-fb dbus libibverbs-dev librdmacm-dev libibumad-dev
+	python3-docutils)
+
+# install_deps: install the missing PACKAGES (apt-get update first; nothing
+# when all are installed).
+install_deps() {
+	local -a missing=()
+	local p sudo=
+	for p in "${PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	if ((${#missing[@]} == 0)); then
+		echo "all ${#PACKAGES[@]} packages installed"
+		return 0
+	fi
+	echo "installing: ${missing[*]}"
+	((EUID == 0)) || sudo=sudo
+	$sudo apt-get update -q &&
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
+			--no-install-recommends "${missing[@]}"
+}

@@ -102,20 +102,26 @@ prepare_initramfs() {
 	echo "$GUEST/initramfs-$sum.cpio.gz"
 }
 
-# depmod_ours: module index files for the guest's module tree plus
-# updates/ib_srpt.ko, built on the host (depmod over 9p takes minutes under
-# emulation) in $RUN_DIR/modules/lib/modules/$KVER; the guest copies them.
-depmod_ours() {
+# module_tree: the guest's /lib/modules for this run, in
+# $RUN_DIR/modules/lib/modules: the cached module tree (through symlinks,
+# which resolve in the guest as its root is the host's /), with SRPT=ours
+# our module as updates/ib_srpt.ko, and depmod's index files. depmod runs
+# here because it takes minutes in the guest.
+module_tree() {
 	local base=$RUN_DIR/modules d=$RUN_DIR/modules/lib/modules/$KVER f
 	rm -rf "$base"
-	mkdir -p "$d/updates"
+	mkdir -p "$d"
 	for f in kernel modules.order modules.builtin modules.builtin.modinfo; do
 		ln -s "$GUEST/lib/modules/$KVER/$f" "$d/$f"
 	done
-	cp "$RUN_DIR/ib_srpt.ko" "$d/updates/ib_srpt.ko"
+	if [[ $SRPT != stock ]]; then
+		mkdir -p "$d/updates"
+		cp "$RUN_DIR/ib_srpt.ko" "$d/updates/ib_srpt.ko"
+	fi
 	depmod -b "$base" "$KVER"
-	grep -q '^updates/ib_srpt.ko:' "$d/modules.dep" ||
+	if [[ $SRPT != stock ]] && ! grep -q '^updates/ib_srpt.ko:' "$d/modules.dep"; then
 		fatal "depmod did not pick up updates/ib_srpt.ko"
+	fi
 }
 
 prepare() {
@@ -164,14 +170,14 @@ main() {
 	RUN_DIR=${VM_RUN_DIR:-$RESULTS_BASE/$(date +%Y%m%d-%H%M%S)-$mode-$SRPT-$$}
 	mkdir -p "$RUN_DIR/out"
 	RUN_DIR=$(cd "$RUN_DIR" && pwd)
-	rm -rf "$RUN_DIR/tools" "$RUN_DIR/ib_srpt.ko" "$RUN_DIR/out"/*
+	rm -rf "$RUN_DIR/tools" "$RUN_DIR/ib_srpt.ko" "$RUN_DIR/modules" "$RUN_DIR/out"/*
 	cp -r "$REPO/tools" "$RUN_DIR/tools"
 	if [[ $SRPT != stock ]]; then
 		ko=${KO:-$REPO/ib_srpt.ko}
 		[[ -f $ko ]] || fatal "$ko not built (run make, or use SRPT=stock)"
 		cp "$ko" "$RUN_DIR/ib_srpt.ko"
-		depmod_ours
 	fi
+	module_tree
 	if [[ $mode == exec ]]; then
 		script=$(realpath -m --relative-to="$REPO" "$script")
 		[[ $script == tools/* && -f $RUN_DIR/$script ]] ||
@@ -185,7 +191,7 @@ main() {
 	} >"$RUN_DIR/env"
 
 	append="console=ttyS0,115200 panic=-1 log_buf_len=16M loglevel=4 mitigations=off"
-	append+=" nokaslr 8250.nr_uarts=1 ibsrpt_moddir=$GUEST/lib/modules"
+	append+=" nokaslr 8250.nr_uarts=1 ibsrpt_moddir=/ib_srpt/modules/lib/modules"
 	# shellcheck disable=SC2054 # commas belong to QEMU's option syntax
 	local -a qemu=(qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp "$VM_SMP"
 		-m "$VM_MEM" -nographic -no-reboot -nic none
