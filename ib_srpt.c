@@ -860,7 +860,474 @@ static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 
 /* Device management MADs ------------------------------------------------ */
 
-#include "srpt_mad.inc"
+/*
+ * Device-management MADs. srp_daemon and other InfiniBand discovery tools
+ * query the device-management class (IBA chapter 16.3) of every port: first
+ * IOUnitInfo for the controller list, then the IOControllerProfile of each
+ * present controller and finally its ServiceEntries, whose name and ID give
+ * the id_ext and ioc_guid of the login string. This driver exposes exactly
+ * one I/O controller, in slot SRPT_IOC_SLOT, with one service entry.
+ */
+
+/**
+ * srpt_set_ioc() - store the state of one I/O controller slot
+ * @c_list: controller list of an IOUnitInfo attribute
+ * @slot: slot number, 1..SRPT_IOC_SLOTS
+ * @value: four-bit slot state, e.g. %SRPT_IOC_PRESENT
+ *
+ * Every byte of the controller list holds two slots: the odd-numbered slot
+ * in the high nibble and the following even-numbered slot in the low
+ * nibble, so slot 1 is the high nibble of @c_list[0]. The other nibble of
+ * the byte is preserved. Slot numbers outside 1..SRPT_IOC_SLOTS are
+ * ignored so that a bad caller cannot write past the slots that
+ * IOUnitInfo announces.
+ */
+static void srpt_set_ioc(u8 *c_list, u32 slot, u8 value)
+{
+	u8 *byte;
+
+	if (slot < 1 || slot > SRPT_IOC_SLOTS)
+		return;
+
+	byte = &c_list[(slot - 1) / 2];
+	value &= 0xf;
+	if (slot % 2)
+		*byte = (*byte & 0x0f) | (value << 4);
+	else
+		*byte = (*byte & 0xf0) | value;
+}
+
+/**
+ * srpt_get_class_port_info() - answer a ClassPortInfo query
+ * @mad: response MAD; its data area is overwritten
+ *
+ * Reports base and class version 1 and a response time value of 20
+ * (4.096 us * 2^20, about four seconds). Redirection and traps are not
+ * supported, so every other field is zero.
+ */
+static void srpt_get_class_port_info(struct ib_dm_mad *mad)
+{
+	struct ib_class_port_info *cpi = (struct ib_class_port_info *)mad->data;
+
+	BUILD_BUG_ON(sizeof(*cpi) != 72);
+	BUILD_BUG_ON(sizeof(*cpi) > sizeof(mad->data));
+
+	memset(mad->data, 0, sizeof(mad->data));
+	cpi->base_version = IB_MGMT_BASE_VERSION;
+	cpi->class_version = IB_MGMT_BASE_VERSION;
+	ib_set_cpi_resp_time(cpi, 20);
+	mad->mad_hdr.status = 0;
+}
+
+/**
+ * srpt_get_iou() - answer an IOUnitInfo query
+ * @mad: response MAD; its data area is overwritten
+ *
+ * Reports change ID 1, SRPT_IOC_SLOTS controller slots, no option ROM and
+ * a controller list in which only slot SRPT_IOC_SLOT is present.
+ */
+static void srpt_get_iou(struct ib_dm_mad *mad)
+{
+	struct ib_dm_iou_info *iou = (struct ib_dm_iou_info *)mad->data;
+
+	BUILD_BUG_ON(sizeof(*iou) != 132);
+	BUILD_BUG_ON(offsetof(struct ib_dm_iou_info, controller_list) != 4);
+	BUILD_BUG_ON(sizeof(*iou) > sizeof(mad->data));
+
+	memset(mad->data, 0, sizeof(mad->data));
+	iou->change_id = cpu_to_be16(1);
+	iou->max_controllers = SRPT_IOC_SLOTS;
+	iou->op_rom = 0;
+	srpt_set_ioc(iou->controller_list, SRPT_IOC_SLOT, SRPT_IOC_PRESENT);
+	mad->mad_hdr.status = 0;
+}
+
+/**
+ * srpt_get_ioc() - answer an IOControllerProfile query
+ * @sport: HCA port the query arrived on
+ * @slot: controller slot from the attribute modifier
+ * @mad: response MAD; its data area is overwritten
+ *
+ * A slot outside 1..SRPT_IOC_SLOTS is an invalid attribute modifier
+ * (status %DM_MAD_STATUS_INVALID_FIELD); a valid but empty slot gets
+ * %DM_MAD_STATUS_NO_IOC. For slot SRPT_IOC_SLOT the profile describes this
+ * target: the service GUID as controller GUID, the HCA's vendor, part and
+ * hardware version, the SRP class/subclass/protocol triple and the queue
+ * and transfer limits that an initiator may use. The vendor ID fields are
+ * 24-bit values in the upper three bytes of their 32-bit words.
+ */
+static void srpt_get_ioc(struct srpt_port *sport, u32 slot,
+			 struct ib_dm_mad *mad)
+{
+	const struct ib_device_attr *attrs = &sport->sdev->device->attrs;
+	struct ib_dm_ioc_profile *iocp = (struct ib_dm_ioc_profile *)mad->data;
+	u32 sq_depth;
+
+	BUILD_BUG_ON(sizeof(*iocp) != 128);
+	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, vendor_id) != 8);
+	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, device_version) != 16);
+	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, subsys_vendor_id) != 20);
+	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, io_class) != 28);
+	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, protocol_version) != 34);
+	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, send_queue_depth) != 40);
+	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, rdma_read_depth) != 43);
+	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, send_size) != 44);
+	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, rdma_size) != 48);
+	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, op_cap_mask) != 52);
+	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, num_svc_entries) != 54);
+	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, id_string) != 64);
+	BUILD_BUG_ON(sizeof(*iocp) > sizeof(mad->data));
+
+	memset(mad->data, 0, sizeof(mad->data));
+
+	if (slot < 1 || slot > SRPT_IOC_SLOTS) {
+		mad->mad_hdr.status = cpu_to_be16(DM_MAD_STATUS_INVALID_FIELD);
+		return;
+	}
+	if (slot != SRPT_IOC_SLOT) {
+		mad->mad_hdr.status = cpu_to_be16(DM_MAD_STATUS_NO_IOC);
+		return;
+	}
+
+	sq_depth = min_t(u32, sport->port_attrib.srp_sq_size, attrs->max_qp_wr);
+
+	iocp->guid = cpu_to_be64(srpt_service_guid);
+	iocp->vendor_id = cpu_to_be32((attrs->vendor_id & 0xffffff) << 8);
+	iocp->device_id = cpu_to_be32(attrs->vendor_part_id);
+	iocp->device_version = cpu_to_be16(attrs->hw_ver);
+	iocp->subsys_vendor_id = iocp->vendor_id;
+	iocp->subsys_device_id = iocp->device_id;
+	iocp->io_class = cpu_to_be16(SRP_REV16A_IB_IO_CLASS);
+	iocp->io_subclass = cpu_to_be16(SRP_IO_SUBCLASS);
+	iocp->protocol = cpu_to_be16(SRP_PROTOCOL);
+	iocp->protocol_version = cpu_to_be16(SRP_PROTOCOL_VERSION);
+	iocp->send_queue_depth = cpu_to_be16(min_t(u32, sq_depth, U16_MAX));
+	iocp->rdma_read_depth = SRPT_RDMA_READ_DEPTH;
+	iocp->send_size = cpu_to_be32(srp_max_req_size);
+	iocp->rdma_size = cpu_to_be32(sport->port_attrib.srp_max_rdma_size);
+	iocp->op_cap_mask = SRPT_OPCAP_ST | SRPT_OPCAP_SF | SRPT_OPCAP_RT |
+			    SRPT_OPCAP_RF | SRPT_OPCAP_WT | SRPT_OPCAP_WF;
+	iocp->num_svc_entries = 1;
+	strscpy(iocp->id_string, "SCSI RDMA Protocol target",
+		sizeof(iocp->id_string));
+	mad->mad_hdr.status = 0;
+}
+
+/**
+ * srpt_get_svc_entries() - answer a ServiceEntries query
+ * @ioc_guid: I/O controller GUID, host byte order
+ * @slot: controller slot (attribute modifier bits 31..16)
+ * @hi: index of the last entry requested (bits 15..8)
+ * @lo: index of the first entry requested (bits 7..0)
+ * @mad: response MAD; its data area is overwritten
+ *
+ * The controller in slot SRPT_IOC_SLOT has a single service entry, index
+ * 0, named "SRP.T10:" followed by the 16 hex digits of @ioc_guid and with
+ * @ioc_guid as service ID. Status codes, in the order they are checked: a
+ * slot outside 1..SRPT_IOC_SLOTS is an invalid attribute modifier
+ * (%DM_MAD_STATUS_INVALID_FIELD, as for IOControllerProfile); an empty
+ * slot, @hi < @lo, @hi beyond the last entry or a range of more entries
+ * than one MAD holds all get %DM_MAD_STATUS_NO_IOC, the status existing
+ * initiators expect for a bad range.
+ */
+static void srpt_get_svc_entries(u64 ioc_guid, u16 slot, u8 hi, u8 lo,
+				 struct ib_dm_mad *mad)
+{
+	struct ib_dm_svc_entries *svc = (struct ib_dm_svc_entries *)mad->data;
+	const unsigned int num_entries = 1;
+	unsigned int i;
+
+	BUILD_BUG_ON(sizeof(struct ib_dm_svc_entry) != 48);
+	BUILD_BUG_ON(offsetof(struct ib_dm_svc_entry, id) != 40);
+	BUILD_BUG_ON(sizeof(*svc) != 192);
+	BUILD_BUG_ON(sizeof(*svc) > sizeof(mad->data));
+
+	memset(mad->data, 0, sizeof(mad->data));
+
+	if (slot < 1 || slot > SRPT_IOC_SLOTS) {
+		mad->mad_hdr.status = cpu_to_be16(DM_MAD_STATUS_INVALID_FIELD);
+		return;
+	}
+	if (slot != SRPT_IOC_SLOT || hi < lo || hi >= num_entries ||
+	    hi - lo >= SRPT_SVC_ENTRIES_PER_MAD) {
+		mad->mad_hdr.status = cpu_to_be16(DM_MAD_STATUS_NO_IOC);
+		return;
+	}
+
+	for (i = lo; i <= hi; i++) {
+		struct ib_dm_svc_entry *e = &svc->service_entries[i - lo];
+
+		snprintf(e->name, sizeof(e->name), "SRP.T10:%016llx",
+			 ioc_guid);
+		e->id = cpu_to_be64(ioc_guid);
+	}
+	mad->mad_hdr.status = 0;
+}
+
+/**
+ * srpt_mgmt_method_get() - answer a device-management GET
+ * @sp: HCA port the query arrived on
+ * @rq_mad: the request
+ * @rsp_mad: response MAD whose header was copied from @rq_mad; the data
+ *	area and the status are filled in here
+ *
+ * Dispatches on the attribute ID: ClassPortInfo, IOUnitInfo,
+ * IOControllerProfile (slot = attribute modifier) and ServiceEntries (slot,
+ * last and first entry packed into the attribute modifier). Any other
+ * attribute gets %DM_MAD_STATUS_UNSUP_METHOD_ATTR.
+ */
+static void srpt_mgmt_method_get(struct srpt_port *sp, struct ib_mad *rq_mad,
+				 struct ib_dm_mad *rsp_mad)
+{
+	u32 attr_mod = be32_to_cpu(rq_mad->mad_hdr.attr_mod);
+
+	switch (be16_to_cpu(rq_mad->mad_hdr.attr_id)) {
+	case DM_ATTR_CLASS_PORT_INFO:
+		srpt_get_class_port_info(rsp_mad);
+		break;
+	case DM_ATTR_IOU_INFO:
+		srpt_get_iou(rsp_mad);
+		break;
+	case DM_ATTR_IOC_PROFILE:
+		srpt_get_ioc(sp, attr_mod, rsp_mad);
+		break;
+	case DM_ATTR_SVC_ENTRIES:
+		srpt_get_svc_entries(srpt_service_guid, attr_mod >> 16,
+				     (attr_mod >> 8) & 0xff, attr_mod & 0xff,
+				     rsp_mad);
+		break;
+	default:
+		memset(rsp_mad->data, 0, sizeof(rsp_mad->data));
+		rsp_mad->mad_hdr.status =
+			cpu_to_be16(DM_MAD_STATUS_UNSUP_METHOD_ATTR);
+		break;
+	}
+}
+
+/**
+ * srpt_mad_build_reply() - fill in the reply to a device-management MAD
+ * @sport: HCA port the request arrived on
+ * @rq_mad: the request
+ * @rsp_mad: zeroed buffer for the reply
+ *
+ * The reply repeats the request's common MAD header (versions, class,
+ * transaction ID, attribute ID and modifier) with method GetResp. GET is
+ * answered by srpt_mgmt_method_get(); SET of any attribute is refused with
+ * %DM_MAD_STATUS_UNSUP_METHOD_ATTR because nothing here is settable; any
+ * other request method gets %DM_MAD_STATUS_UNSUP_METHOD. Responses and
+ * MADs of another base version are never answered.
+ *
+ * Return: true if @rsp_mad holds a reply that should be sent.
+ */
+static bool srpt_mad_build_reply(struct srpt_port *sport,
+				 struct ib_mad *rq_mad,
+				 struct ib_dm_mad *rsp_mad)
+{
+	const struct ib_mad_hdr *hdr = &rq_mad->mad_hdr;
+
+	BUILD_BUG_ON(sizeof(struct ib_dm_mad) != sizeof(struct ib_mad));
+	BUILD_BUG_ON(offsetof(struct ib_dm_mad, data) != IB_MGMT_DEVICE_HDR);
+	BUILD_BUG_ON(sizeof_field(struct ib_dm_mad, data) !=
+		     IB_MGMT_DEVICE_DATA);
+
+	if (hdr->base_version != IB_MGMT_BASE_VERSION ||
+	    hdr->mgmt_class != IB_MGMT_CLASS_DEVICE_MGMT ||
+	    (hdr->method & IB_MGMT_METHOD_RESP))
+		return false;
+
+	memcpy(&rsp_mad->mad_hdr, hdr, sizeof(rsp_mad->mad_hdr));
+	rsp_mad->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
+	rsp_mad->mad_hdr.status = 0;
+
+	switch (hdr->method) {
+	case IB_MGMT_METHOD_GET:
+		srpt_mgmt_method_get(sport, rq_mad, rsp_mad);
+		break;
+	case IB_MGMT_METHOD_SET:
+		rsp_mad->mad_hdr.status =
+			cpu_to_be16(DM_MAD_STATUS_UNSUP_METHOD_ATTR);
+		break;
+	default:
+		rsp_mad->mad_hdr.status =
+			cpu_to_be16(DM_MAD_STATUS_UNSUP_METHOD);
+		break;
+	}
+	return true;
+}
+
+/**
+ * srpt_mad_send_handler() - release a device-management reply once sent
+ * @mad_agent: MAD agent that sent the reply
+ * @mad_wc: send completion; its send buffer and address handle were
+ *	allocated by srpt_mad_recv_handler()
+ *
+ * Called by the MAD layer from process context for successful, failed and
+ * cancelled sends alike.
+ */
+static void srpt_mad_send_handler(struct ib_mad_agent *mad_agent,
+				  struct ib_mad_send_wc *mad_wc)
+{
+	struct ib_mad_send_buf *send_buf = mad_wc->send_buf;
+
+	if (send_buf->ah)
+		rdma_destroy_ah(send_buf->ah, RDMA_DESTROY_AH_SLEEPABLE);
+	ib_free_send_mad(send_buf);
+}
+
+/**
+ * srpt_mad_recv_handler() - answer a received device-management MAD
+ * @mad_agent: the agent srpt_register_mad_agent() registered; its context
+ *	is the HCA port
+ * @send_buf: unused; this agent never sends requests of its own
+ * @mad_wc: the received MAD and its work completion
+ *
+ * Creates an address handle back to the sender (with the received GRH, as
+ * RoCE requires), allocates a reply with ib_create_send_mad(), fills it in
+ * with srpt_mad_build_reply() and posts it; srpt_mad_send_handler() frees
+ * it. Allocation or post failures drop the reply: the requester retries.
+ * The received MAD is always returned to the MAD layer.
+ */
+static void srpt_mad_recv_handler(struct ib_mad_agent *mad_agent,
+				  struct ib_mad_send_buf *send_buf,
+				  struct ib_mad_recv_wc *mad_wc)
+{
+	struct srpt_port *sport = mad_agent->context;
+	struct ib_mad_send_buf *rsp;
+	struct ib_ah *ah;
+	int ret;
+
+	if (mad_wc->mad_len < (int)sizeof(struct ib_mad))
+		goto out;
+
+	ah = ib_create_ah_from_wc(mad_agent->qp->pd, mad_wc->wc,
+				  mad_wc->recv_buf.grh, mad_agent->port_num);
+	if (IS_ERR(ah)) {
+		pr_warn_ratelimited("%s-%u: no address handle for a DM reply (%ld)\n",
+				    dev_name(&mad_agent->device->dev),
+				    mad_agent->port_num, PTR_ERR(ah));
+		goto out;
+	}
+
+	rsp = ib_create_send_mad(mad_agent, mad_wc->wc->src_qp,
+				 mad_wc->wc->pkey_index, 0, IB_MGMT_DEVICE_HDR,
+				 IB_MGMT_DEVICE_DATA, GFP_KERNEL,
+				 IB_MGMT_BASE_VERSION);
+	if (IS_ERR(rsp)) {
+		pr_warn_ratelimited("%s-%u: no buffer for a DM reply (%ld)\n",
+				    dev_name(&mad_agent->device->dev),
+				    mad_agent->port_num, PTR_ERR(rsp));
+		goto destroy_ah;
+	}
+	rsp->ah = ah;
+
+	if (!srpt_mad_build_reply(sport, mad_wc->recv_buf.mad, rsp->mad))
+		goto free_rsp;
+
+	ret = ib_post_send_mad(rsp, NULL);
+	if (ret) {
+		pr_warn_ratelimited("%s-%u: posting a DM reply failed (%d)\n",
+				    dev_name(&mad_agent->device->dev),
+				    mad_agent->port_num, ret);
+		goto free_rsp;
+	}
+	goto out;
+
+free_rsp:
+	ib_free_send_mad(rsp);
+destroy_ah:
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+out:
+	ib_free_recv_mad(mad_wc);
+}
+
+/**
+ * srpt_register_mad_agent() - start answering device-management MADs
+ * @sport: HCA port
+ *
+ * Registers a GSI agent for the GET and SET methods of the
+ * device-management class on every port with MAD support (InfiniBand and
+ * RoCE). On InfiniBand-link-layer ports the port then advertises "device
+ * management supported" (IB_PORT_DEVICE_MGMT_SUP) so that discovery tools
+ * query it. Does nothing if the agent exists already, so that port
+ * refreshes can call it again.
+ *
+ * Return: 0 on success or when there is nothing to do, else a negative
+ * errno (logged; e.g. virtual functions cannot register). The caller may
+ * carry on without the agent.
+ */
+static int srpt_register_mad_agent(struct srpt_port *sport)
+{
+	struct ib_device *device = sport->sdev->device;
+	struct ib_port_modify port_modify = {
+		.set_port_cap_mask = IB_PORT_DEVICE_MGMT_SUP,
+	};
+	struct ib_mad_reg_req reg_req = {
+		.mgmt_class = IB_MGMT_CLASS_DEVICE_MGMT,
+		.mgmt_class_version = IB_MGMT_BASE_VERSION,
+	};
+	struct ib_mad_agent *agent;
+	int ret;
+
+	if (sport->mad_agent || !rdma_cap_ib_mad(device, sport->port))
+		return 0;
+
+	set_bit(IB_MGMT_METHOD_GET, reg_req.method_mask);
+	set_bit(IB_MGMT_METHOD_SET, reg_req.method_mask);
+
+	agent = ib_register_mad_agent(device, sport->port, IB_QPT_GSI,
+				      &reg_req, 0, srpt_mad_send_handler,
+				      srpt_mad_recv_handler, sport, 0);
+	if (IS_ERR(agent)) {
+		ret = PTR_ERR(agent);
+		pr_err("%s-%u: registering the device-management MAD agent failed (%d)\n",
+		       dev_name(&device->dev), sport->port, ret);
+		return ret;
+	}
+
+	if (rdma_protocol_ib(device, sport->port)) {
+		ret = ib_modify_port(device, sport->port, 0, &port_modify);
+		if (ret) {
+			pr_err("%s-%u: enabling device management support failed (%d)\n",
+			       dev_name(&device->dev), sport->port, ret);
+			ib_unregister_mad_agent(agent);
+			return ret;
+		}
+	}
+
+	sport->mad_agent = agent;
+	return 0;
+}
+
+/**
+ * srpt_unregister_mad_agent() - stop answering device-management MADs
+ * @sdev: SRPT HCA
+ * @port_cnt: number of ports of @sdev whose agents to remove (1..port_cnt)
+ *
+ * Withdraws the "device management supported" capability from every
+ * InfiniBand port that set it and unregisters the agents;
+ * ib_unregister_mad_agent() waits for running handlers and cancels
+ * unsent replies. Ports without an agent are skipped.
+ */
+static void srpt_unregister_mad_agent(struct srpt_device *sdev, int port_cnt)
+{
+	struct ib_port_modify port_modify = {
+		.clr_port_cap_mask = IB_PORT_DEVICE_MGMT_SUP,
+	};
+	struct srpt_port *sport;
+	int i;
+
+	for (i = 0; i < port_cnt && i < sdev->port_cnt; i++) {
+		sport = &sdev->port[i];
+		if (!sport->mad_agent)
+			continue;
+		if (rdma_protocol_ib(sdev->device, sport->port) &&
+		    ib_modify_port(sdev->device, sport->port, 0, &port_modify))
+			pr_warn("%s-%u: disabling device management support failed\n",
+				dev_name(&sdev->device->dev), sport->port);
+		ib_unregister_mad_agent(sport->mad_agent);
+		sport->mad_agent = NULL;
+	}
+}
 
 /* Channels: queue pair setup and teardown ------------------------------- */
 
@@ -1909,6 +2376,42 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx);
 static void srpt_send_finished(struct srpt_send_ioctx *ioctx);
 
 /**
+ * srpt_abort_cmd() - finish a command whose transfer will not happen
+ * @ioctx: I/O context associated with the SCSI command
+ *
+ * Used when a work request of the command failed or its channel is going
+ * away. A write still waiting for its data-out buffer is failed through
+ * LIO, which answers it with CHECK CONDITION; a response that cannot be
+ * sent releases the command. In the other states LIO owns the command and
+ * nothing needs to be done here.
+ *
+ * Return: the command state before the call.
+ */
+static int srpt_abort_cmd(struct srpt_send_ioctx *ioctx)
+{
+	enum srpt_command_state state = READ_ONCE(ioctx->state);
+
+	if (ioctx->cred_req) {
+		srpt_send_finished(ioctx);
+		return state;
+	}
+	switch (state) {
+	case SRPT_STATE_NEED_DATA:
+		if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
+						SRPT_STATE_DATA_IN))
+			srpt_fail_write(ioctx);
+		break;
+	case SRPT_STATE_CMD_RSP_SENT:
+	case SRPT_STATE_MGMT_RSP_SENT:
+		srpt_send_finished(ioctx);
+		break;
+	default:
+		break;
+	}
+	return state;
+}
+
+/**
  * srpt_sq_reserve() - reserve send-queue slots or queue the command
  * @ch: RDMA channel
  * @ioctx: command that wants to post
@@ -1986,12 +2489,7 @@ static void srpt_fail_rw_waiters(struct srpt_rdma_ch *ch)
 
 	list_for_each_entry_safe(ioctx, next, &list, wait_list) {
 		list_del_init(&ioctx->wait_list);
-		if (ioctx->waiting_rsp) {
-			srpt_send_finished(ioctx);
-		} else if (srpt_test_and_set_cmd_state(ioctx,
-				SRPT_STATE_NEED_DATA, SRPT_STATE_DATA_IN)) {
-			srpt_fail_write(ioctx);
-		}
+		srpt_abort_cmd(ioctx);
 	}
 }
 
@@ -2625,9 +3123,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 				ib_wc_status_msg(wc->status));
 			srpt_close_ch(ch);
 		}
-		if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
-						SRPT_STATE_DATA_IN))
-			srpt_fail_write(ioctx);
+		srpt_abort_cmd(ioctx);
 		return;
 	}
 	if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
@@ -2772,7 +3268,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 		pr_err("%s: posting the response failed (%d)\n",
 		       ch->sess_name, ret);
 		srpt_sq_release(ch, ioctx->sq_wr_held);
-		srpt_send_finished(ioctx);
+		srpt_abort_cmd(ioctx);
 	}
 }
 
@@ -3908,7 +4404,9 @@ static int srpt_refresh_port(struct srpt_port *sport)
 	srpt_format_gid_name(sport->gid_name, sizeof(sport->gid_name), &gid);
 	mutex_unlock(&srpt_dev_mutex);
 
+	mutex_lock(&sport->sdev->sdev_mutex);
 	ret = srpt_register_mad_agent(sport);
+	mutex_unlock(&sport->sdev->sdev_mutex);
 	if (ret)
 		pr_info("%s port %u: no device-management agent (%d)\n",
 			dev_name(&device->dev), sport->port, ret);
