@@ -1,0 +1,709 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * conn.c - RDMA/CM connections of srp-hostile: address/route resolution,
+ * QP and buffer setup, SRP login as CM private data, receive/send handling.
+ *
+ * Everything is single-threaded: pump() polls the CM event channel and the
+ * completion queues of all connections, and updates connection state.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include "hostile.h"
+
+struct conn g_conns[MAXCONN];
+struct rdma_event_channel *g_ec;
+int g_verbose;
+
+#define WR_RECV 1ULL
+#define WR_SEND 2ULL
+#define WRID(kind, idx) (((uint64_t)(kind) << 32) | (uint32_t)(idx))
+
+uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void put_be16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
+void put_be32(uint8_t *p, uint32_t v) { put_be16(p, v >> 16); put_be16(p + 2, v); }
+void put_be64(uint8_t *p, uint64_t v) { put_be32(p, v >> 32); put_be32(p + 4, v); }
+uint16_t get_be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+uint32_t get_be32(const uint8_t *p) { return (uint32_t)get_be16(p) << 16 | get_be16(p + 2); }
+uint64_t get_be64(const uint8_t *p) { return (uint64_t)get_be32(p) << 32 | get_be32(p + 4); }
+
+void vlog(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!g_verbose)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "  [%llu] ", (unsigned long long)(now_ms() % 1000000));
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static const struct { const char *name; uint32_t v; } rej_names[] = {
+	{ "unable_establish", SRPW_REJ_UNABLE_ESTABLISH },
+	{ "insufficient",     SRPW_REJ_INSUFFICIENT_RES },
+	{ "iu_too_large",     SRPW_REJ_IU_TOO_LARGE },
+	{ "unable_associate", SRPW_REJ_UNABLE_ASSOCIATE },
+	{ "unsupported_fmt",  SRPW_REJ_UNSUPPORTED_FMT },
+	{ "multi_unsupported", SRPW_REJ_MULTI_UNSUPPORTED },
+	{ "channel_limit",    SRPW_REJ_CHANNEL_LIMIT },
+};
+
+const char *rej_name(uint32_t r)
+{
+	static char buf[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(rej_names) / sizeof(rej_names[0]); i++)
+		if (rej_names[i].v == r)
+			return rej_names[i].name;
+	snprintf(buf, sizeof(buf), "0x%08x", r);
+	return buf;
+}
+
+int rej_parse(const char *s, uint32_t *r)
+{
+	size_t i;
+	char *end;
+
+	for (i = 0; i < sizeof(rej_names) / sizeof(rej_names[0]); i++)
+		if (!strcmp(rej_names[i].name, s)) {
+			*r = rej_names[i].v;
+			return 0;
+		}
+	*r = strtoul(s, &end, 0);
+	return (*end || end == s) ? -1 : 0;
+}
+
+void data_fill(uint8_t *p, size_t n, uint32_t seed, uint64_t lba)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t blk = lba + i / 512;
+		uint32_t x = (uint32_t)(blk * 2654435761u) ^ (seed * 40503u) ^
+			     (uint32_t)((i % 512) / 4 * 97);
+
+		x ^= x >> 13;
+		x *= 0x5bd1e995;
+		x ^= x >> 15;
+		p[i] = (uint8_t)(x >> ((i & 3) * 8));
+	}
+}
+
+int cm_init(void)
+{
+	int fl;
+
+	g_ec = rdma_create_event_channel();
+	if (!g_ec) {
+		perror("rdma_create_event_channel");
+		return -1;
+	}
+	fl = fcntl(g_ec->fd, F_GETFL);
+	fcntl(g_ec->fd, F_SETFL, fl | O_NONBLOCK);
+	return 0;
+}
+
+void login_defaults(struct login_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->tag = 0x1234;
+	o->buf_fmt = SRPW_BUF_DIRECT | SRPW_BUF_INDIRECT;
+	o->flags = SRPW_MULTICHAN_SINGLE;
+	o->opcode = SRPW_LOGIN_REQ;
+	o->iu_len = 8260;
+	o->pdlen = sizeof(struct srpw_login_req_rdma);
+	o->rnr_retry = 7;
+	o->retry = 7;
+	o->resp_res = -1;
+	o->init_depth = -1;
+	o->nrecv = 256;
+	o->rsz = 2048;
+	o->nslot = 128;
+	o->ssz = 16384;
+	o->dsz = 1 << 20;
+	o->repost = 1;
+	o->auto_cred = 1;
+	o->port = 5555;
+}
+
+struct conn *conn_alloc(void)
+{
+	int i;
+
+	for (i = 0; i < MAXCONN; i++)
+		if (g_conns[i].st == CS_FREE) {
+			memset(&g_conns[i], 0, sizeof(g_conns[i]));
+			g_conns[i].idx = i;
+			g_conns[i].st = CS_RESOLVING;
+			return &g_conns[i];
+		}
+	return NULL;
+}
+
+static void ev_push(struct conn *c, enum ev_type t, const uint8_t *data, int len)
+{
+	struct ev *e = calloc(1, sizeof(*e)), **pp;
+
+	if (!e)
+		abort();
+	e->type = t;
+	if (len > 0) {
+		e->data = malloc(len);
+		if (!e->data)
+			abort();
+		memcpy(e->data, data, len);
+	}
+	e->len = len;
+	for (pp = &c->evq; *pp; pp = &(*pp)->next)
+		;
+	*pp = e;
+}
+
+void ev_free(struct ev *e)
+{
+	if (e) {
+		free(e->data);
+		free(e);
+	}
+}
+
+struct ev *conn_take(struct conn *c, int (*match)(const struct ev *, void *), void *arg)
+{
+	struct ev **pp, *e;
+
+	for (pp = &c->evq; *pp; pp = &(*pp)->next)
+		if (match(*pp, arg)) {
+			e = *pp;
+			*pp = e->next;
+			e->next = NULL;
+			return e;
+		}
+	return NULL;
+}
+
+void tag_add(struct conn *c, uint64_t tag)
+{
+	if (c->notags < MAXTAGS)
+		c->otags[c->notags++] = tag;
+}
+
+int tag_del(struct conn *c, uint64_t tag)
+{
+	int i;
+
+	for (i = 0; i < c->notags; i++)
+		if (c->otags[i] == tag) {
+			c->otags[i] = c->otags[--c->notags];
+			return 1;
+		}
+	return 0;
+}
+
+static void mark_dead(struct conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void mark_dead(struct conn *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->dead)
+		return;
+	c->dead = 1;
+	va_start(ap, fmt);
+	vsnprintf(c->deadwhy, sizeof(c->deadwhy), fmt, ap);
+	va_end(ap);
+	vlog("c%d: dead: %s", c->idx, c->deadwhy);
+	ev_push(c, EV_DEAD, NULL, 0);
+}
+
+static int post_recv(struct conn *c, int i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(c->rbuf + (size_t)i * c->rsz),
+		.length = c->rsz,
+		.lkey = c->rmr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = WRID(WR_RECV, i), .sg_list = &sge, .num_sge = 1 }, *bad;
+	int ret = ibv_post_recv(c->qp, &wr, &bad);
+
+	if (!ret)
+		c->posted_recvs++;
+	return ret;
+}
+
+/* post a send without waiting; -1 when no slot is free */
+static int send_nb(struct conn *c, const void *buf, int len)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr, *bad;
+	int slot, ret;
+
+	if (!c->qp || c->nsfree == 0 || len > c->ssz || len < 0)
+		return -1;
+	slot = c->sfree[--c->nsfree];
+	memcpy(c->sbuf + (size_t)slot * c->ssz, buf, len);
+	memset(&sge, 0, sizeof(sge));
+	sge.addr = (uintptr_t)(c->sbuf + (size_t)slot * c->ssz);
+	sge.length = len;
+	sge.lkey = c->smr->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = WRID(WR_SEND, slot);
+	wr.sg_list = &sge;
+	wr.num_sge = len ? 1 : 0;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	ret = ibv_post_send(c->qp, &wr, &bad);
+	if (ret) {
+		c->sfree[c->nsfree++] = slot;
+		errno = ret;
+		return -2;
+	}
+	c->nsent++;
+	return 0;
+}
+
+int conn_send(struct conn *c, const void *buf, int len, int tmo_ms, char *err, size_t errlen)
+{
+	uint64_t end = now_ms() + tmo_ms;
+	int ret;
+
+	if (len > c->ssz) {
+		snprintf(err, errlen, "IU of %d bytes exceeds send slot size %d", len, c->ssz);
+		return -1;
+	}
+	for (;;) {
+		if (!c->qp || c->st != CS_EST) {
+			snprintf(err, errlen, "c%d not connected", c->idx);
+			return -1;
+		}
+		if (c->dead) {
+			snprintf(err, errlen, "c%d dead: %s", c->idx, c->deadwhy);
+			return -1;
+		}
+		ret = send_nb(c, buf, len);
+		if (ret == 0)
+			return 0;
+		if (ret == -2) {
+			snprintf(err, errlen, "ibv_post_send: %s", strerror(errno));
+			return -1;
+		}
+		if (now_ms() >= end) {
+			snprintf(err, errlen, "timeout: no send slot free after %d ms (target not accepting IUs)", tmo_ms);
+			return -1;
+		}
+		pump(1);
+	}
+}
+
+static void handle_iu(struct conn *c, const uint8_t *p, int len)
+{
+	uint8_t op = len > 0 ? p[0] : 0xff;
+
+	if (len >= 16 && op == SRPW_RSP) {
+		c->req_lim += (int32_t)get_be32(p + 4);
+		tag_del(c, get_be64(p + 8));
+		c->nrsp++;
+		vlog("c%d: SRP_RSP tag=0x%llx status=0x%02x flags=0x%02x delta=%u", c->idx,
+		     (unsigned long long)get_be64(p + 8), len >= 20 ? p[19] : 0,
+		     len >= 19 ? p[18] : 0, get_be32(p + 4));
+	} else if (len >= 16 && (op == SRPW_CRED_REQ || op == SRPW_AER_REQ)) {
+		uint8_t r[16];
+
+		c->req_lim += (int32_t)get_be32(p + 4);
+		c->ncred++;
+		vlog("c%d: %s delta=%u", c->idx, op == SRPW_CRED_REQ ? "SRP_CRED_REQ" : "SRP_AER_REQ",
+		     get_be32(p + 4));
+		if (c->auto_cred) {
+			memset(r, 0, sizeof(r));
+			r[0] = op == SRPW_CRED_REQ ? SRPW_CRED_RSP : SRPW_AER_RSP;
+			memcpy(r + 8, p + 8, 8);
+			if (send_nb(c, r, sizeof(r)))
+				vlog("c%d: could not answer credit request", c->idx);
+		}
+	} else {
+		c->nother++;
+		vlog("c%d: IU opcode 0x%02x len %d", c->idx, op, len);
+	}
+	ev_push(c, EV_IU, p, len);
+}
+
+static void poll_conn(struct conn *c)
+{
+	struct ibv_wc wc[32];
+	int n, i;
+
+	while (c->cq && (n = ibv_poll_cq(c->cq, 32, wc)) > 0) {
+		for (i = 0; i < n; i++) {
+			uint64_t kind = wc[i].wr_id >> 32;
+			int idx = (int)(wc[i].wr_id & 0xffffffff);
+
+			if (kind == WR_SEND)
+				c->sfree[c->nsfree++] = idx;
+			else
+				c->posted_recvs--;
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				mark_dead(c, "%s completion error: %s (vendor 0x%x)",
+					  kind == WR_SEND ? "send" : "recv",
+					  ibv_wc_status_str(wc[i].status), wc[i].vendor_err);
+				continue;
+			}
+			if (kind == WR_RECV) {
+				handle_iu(c, c->rbuf + (size_t)idx * c->rsz, (int)wc[i].byte_len);
+				if (c->repost && !c->dead && post_recv(c, idx))
+					mark_dead(c, "re-posting a receive failed");
+			}
+		}
+	}
+}
+
+static void parse_login_rsp(struct conn *c, const uint8_t *p, int len)
+{
+	if (len < 27 || p[0] != SRPW_LOGIN_RSP) {
+		snprintf(c->failwhy, sizeof(c->failwhy),
+			 "ESTABLISHED without SRP_LOGIN_RSP (private data len %d, opcode 0x%02x)",
+			 len, len ? p[0] : 0);
+		return;
+	}
+	c->have_lrsp = 1;
+	c->lrsp_req_lim = get_be32(p + 4);
+	c->req_lim = c->lrsp_req_lim;
+	c->max_it = get_be32(p + 16);
+	c->max_ti = get_be32(p + 20);
+	c->lbuf_fmt = get_be16(p + 24);
+	c->lflags = p[26];
+}
+
+static void handle_cm(struct rdma_cm_event *e)
+{
+	struct conn *c = e->id->context;
+	const uint8_t *pd = e->param.conn.private_data;
+	int pdl = e->param.conn.private_data_len;
+
+	if (!c) {
+		return;
+	}
+	vlog("c%d: CM %s status %d", c->idx, rdma_event_str(e->event), e->status);
+	switch (e->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		if (rdma_resolve_route(c->id, 2000)) {
+			c->st = CS_FAIL;
+			snprintf(c->failwhy, sizeof(c->failwhy), "rdma_resolve_route: %s", strerror(errno));
+		}
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		c->st = CS_ROUTED;
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		if (c->st == CS_EST) {
+			c->disc = 1;
+			c->st = CS_DISC;
+			ev_push(c, EV_DISC, NULL, 0);
+		} else {
+			c->st = CS_FAIL;
+		}
+		snprintf(c->failwhy, sizeof(c->failwhy), "%s (status %d)",
+			 rdma_event_str(e->event), e->status);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		c->st = CS_REJ;
+		c->have_rej = 1;
+		c->rej_status = e->status;
+		if (pd && pdl >= 8 && pd[0] == SRPW_LOGIN_REJ) {
+			c->have_rej_iu = 1;
+			c->rej_reason = get_be32(pd + 4);
+		}
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		c->st = CS_EST;
+		parse_login_rsp(c, pd, pd ? pdl : 0);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		c->disc = 1;
+		if (c->st == CS_EST) {
+			c->st = CS_DISC;
+			ev_push(c, EV_DISC, NULL, 0);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void pump(int ms)
+{
+	struct pollfd pfd = { .fd = g_ec->fd, .events = POLLIN };
+	struct rdma_cm_event *e;
+	int i;
+
+	for (i = 0; i < MAXCONN; i++)
+		if (g_conns[i].st != CS_FREE)
+			poll_conn(&g_conns[i]);
+	if (ms > 0)
+		poll(&pfd, 1, ms);
+	while (rdma_get_cm_event(g_ec, &e) == 0) {
+		handle_cm(e);
+		rdma_ack_cm_event(e);
+	}
+	for (i = 0; i < MAXCONN; i++)
+		if (g_conns[i].st != CS_FREE)
+			poll_conn(&g_conns[i]);
+}
+
+static void *xalign(size_t n)
+{
+	void *p = NULL;
+
+	if (n == 0)
+		n = 64;
+	if (posix_memalign(&p, 4096, n))
+		return NULL;
+	memset(p, 0, n);
+	return p;
+}
+
+int conn_start(struct conn *c, const struct login_opts *o, char *err, size_t errlen)
+{
+	struct addrinfo hints, *dst = NULL, *src = NULL;
+	struct ibv_qp_init_attr qa;
+	struct ibv_device_attr da;
+	struct srpw_login_req_rdma *req;
+	char portstr[16];
+	uint64_t end;
+	int i, rc;
+
+	c->nrecv = o->nrecv;
+	c->rsz = o->rsz;
+	c->nslot = o->nslot < 1 ? 1 : o->nslot;
+	c->ssz = o->ssz;
+	c->dsz = o->dsz;
+	c->repost = o->repost;
+	c->auto_cred = o->auto_cred;
+	c->imm_off = o->imm_off;
+	c->next_tag = 0x1000ULL * (c->idx + 1);
+
+	if (rdma_create_id(g_ec, &c->id, c, RDMA_PS_TCP)) {
+		snprintf(err, errlen, "rdma_create_id: %s", strerror(errno));
+		c->st = CS_FAIL;
+		return -1;
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_flags = AI_NUMERICHOST;
+	snprintf(portstr, sizeof(portstr), "%d", o->port);
+	if (getaddrinfo(o->dst, portstr, &hints, &dst)) {
+		snprintf(err, errlen, "bad destination address '%s'", o->dst);
+		c->st = CS_FAIL;
+		return -1;
+	}
+	if (o->src[0] && getaddrinfo(o->src, NULL, &hints, &src)) {
+		freeaddrinfo(dst);
+		snprintf(err, errlen, "bad source address '%s'", o->src);
+		c->st = CS_FAIL;
+		return -1;
+	}
+	c->st = CS_RESOLVING;
+	rc = rdma_resolve_addr(c->id, src ? src->ai_addr : NULL, dst->ai_addr, 2000);
+	freeaddrinfo(dst);
+	if (src)
+		freeaddrinfo(src);
+	if (rc) {
+		snprintf(err, errlen, "rdma_resolve_addr: %s", strerror(errno));
+		c->st = CS_FAIL;
+		return -1;
+	}
+	end = now_ms() + 6000;
+	while (c->st == CS_RESOLVING && now_ms() < end)
+		pump(1);
+	if (c->st != CS_ROUTED) {
+		snprintf(err, errlen, "address/route resolution failed: %s",
+			 c->failwhy[0] ? c->failwhy : "timeout");
+		c->st = CS_FAIL;
+		return -1;
+	}
+
+	c->pd = ibv_alloc_pd(c->id->verbs);
+	c->cq = c->pd ? ibv_create_cq(c->id->verbs, c->nrecv + c->nslot + 16, NULL, NULL, 0) : NULL;
+	if (!c->cq) {
+		snprintf(err, errlen, "PD/CQ allocation failed: %s", strerror(errno));
+		c->st = CS_FAIL;
+		return -1;
+	}
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = c->cq;
+	qa.recv_cq = c->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = c->nslot + 4;
+	qa.cap.max_recv_wr = (c->nrecv > 0 ? c->nrecv : 1) + 4;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(c->id, c->pd, &qa)) {
+		snprintf(err, errlen, "rdma_create_qp: %s", strerror(errno));
+		c->st = CS_FAIL;
+		return -1;
+	}
+	c->qp = c->id->qp;
+
+	c->rbuf = xalign((size_t)(c->nrecv > 0 ? c->nrecv : 1) * c->rsz);
+	c->sbuf = xalign((size_t)c->nslot * c->ssz);
+	c->dbuf = xalign(c->dsz);
+	c->sfree = calloc(c->nslot, sizeof(int));
+	if (!c->rbuf || !c->sbuf || !c->dbuf || !c->sfree) {
+		snprintf(err, errlen, "out of memory");
+		c->st = CS_FAIL;
+		return -1;
+	}
+	for (i = 0; i < c->nslot; i++)
+		c->sfree[c->nsfree++] = i;
+	c->rmr = ibv_reg_mr(c->pd, c->rbuf, (size_t)(c->nrecv > 0 ? c->nrecv : 1) * c->rsz,
+			    IBV_ACCESS_LOCAL_WRITE);
+	c->smr = ibv_reg_mr(c->pd, c->sbuf, (size_t)c->nslot * c->ssz, 0);
+	c->dmr = ibv_reg_mr(c->pd, c->dbuf, c->dsz, IBV_ACCESS_LOCAL_WRITE |
+			    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+	if (!c->rmr || !c->smr || !c->dmr) {
+		snprintf(err, errlen, "ibv_reg_mr: %s", strerror(errno));
+		c->st = CS_FAIL;
+		return -1;
+	}
+	for (i = 0; i < c->nrecv; i++)
+		if (post_recv(c, i)) {
+			snprintf(err, errlen, "ibv_post_recv failed");
+			c->st = CS_FAIL;
+			return -1;
+		}
+
+	/* the SRP login request */
+	memset(c->pdata, 0, sizeof(c->pdata));
+	req = (struct srpw_login_req_rdma *)c->pdata;
+	put_be64((uint8_t *)&req->tag, o->tag);
+	put_be16((uint8_t *)&req->req_buf_fmt, o->buf_fmt);
+	req->req_flags = o->flags;
+	req->opcode = o->opcode;
+	put_be32((uint8_t *)&req->req_it_iu_len, o->iu_len);
+	memcpy(req->initiator_port_id, o->init_id, 16);
+	memcpy(req->target_port_id, o->tgt_id, 16);
+	put_be16((uint8_t *)&req->imm_data_offset, o->imm_off);
+	memcpy(req->reserved, o->reserved, 6);
+	for (i = 0; i < o->npoke; i++)
+		if (o->poke_off[i] >= 0 && o->poke_off[i] < (int)sizeof(c->pdata))
+			c->pdata[o->poke_off[i]] = o->poke_val[i];
+	c->pdlen = o->pdlen;
+
+	if (ibv_query_device(c->id->verbs, &da))
+		memset(&da, 0, sizeof(da));
+	memset(&c->cp, 0, sizeof(c->cp));
+	c->cp.private_data = c->pdlen > 0 ? c->pdata : NULL;
+	c->cp.private_data_len = c->pdlen;
+	c->cp.responder_resources = o->resp_res >= 0 ? o->resp_res :
+				    (da.max_qp_rd_atom > 16 ? 16 : da.max_qp_rd_atom);
+	c->cp.initiator_depth = o->init_depth >= 0 ? o->init_depth :
+				(da.max_qp_init_rd_atom > 16 ? 16 : da.max_qp_init_rd_atom);
+	c->cp.retry_count = o->retry;
+	c->cp.rnr_retry_count = o->rnr_retry;
+	c->st = CS_CONNECTING;
+	if (rdma_connect(c->id, &c->cp)) {
+		snprintf(err, errlen, "rdma_connect: %s", strerror(errno));
+		c->st = CS_FAIL;
+		return -1;
+	}
+	return 0;
+}
+
+int conn_wait_login(struct conn *c, int tmo_ms)
+{
+	uint64_t end = now_ms() + tmo_ms;
+
+	while (c->st == CS_CONNECTING && now_ms() < end)
+		pump(1);
+	if (c->st == CS_CONNECTING)
+		snprintf(c->failwhy, sizeof(c->failwhy), "no login answer within %d ms", tmo_ms);
+	return c->st;
+}
+
+int conn_alive(const struct conn *c)
+{
+	return c->st == CS_EST && !c->dead && !c->disc;
+}
+
+void conn_disconnect(struct conn *c)
+{
+	if (c->id && c->st == CS_EST && !c->disc)
+		rdma_disconnect(c->id);
+}
+
+void conn_kill(struct conn *c)
+{
+	struct ibv_qp_attr a;
+
+	if (c->qp) {
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_ERR;
+		ibv_modify_qp(c->qp, &a, IBV_QP_STATE);
+	}
+	if (c->dmr) {
+		ibv_dereg_mr(c->dmr);
+		c->dmr = NULL;
+	}
+}
+
+void conn_destroy(struct conn *c)
+{
+	struct ev *e;
+
+	if (c->st == CS_FREE)
+		return;
+	if (c->id) {
+		if (c->st == CS_EST && !c->disc)
+			rdma_disconnect(c->id);
+		if (c->qp)
+			rdma_destroy_qp(c->id);
+	}
+	if (c->rmr)
+		ibv_dereg_mr(c->rmr);
+	if (c->smr)
+		ibv_dereg_mr(c->smr);
+	if (c->dmr)
+		ibv_dereg_mr(c->dmr);
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	if (c->id)
+		rdma_destroy_id(c->id);
+	free(c->rbuf);
+	free(c->sbuf);
+	free(c->dbuf);
+	free(c->sfree);
+	while ((e = c->evq)) {
+		c->evq = e->next;
+		ev_free(e);
+	}
+	memset(c, 0, sizeof(*c));
+	c->st = CS_FREE;
+}
+
+void conn_destroy_all(void)
+{
+	int i;
+
+	for (i = 0; i < MAXCONN; i++)
+		conn_destroy(&g_conns[i]);
+}

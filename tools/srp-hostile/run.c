@@ -1,0 +1,1616 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * run.c - the case-table interpreter and main() of srp-hostile.
+ *
+ * A case table is a text file; see cases.txt for the grammar. Each case is
+ * a list of steps (login, send, expect, ...). After each case all of its
+ * connections are torn down and a health check runs: a fresh login, then a
+ * WRITE(10) + READ(10) with data compare. New kernel log lines that look
+ * like a splat (WARNING/BUG/Oops/...) fail the case too.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hostile.h"
+#include "run.h"
+
+struct cfg g_cfg;
+
+#define MAXLINES 64
+#define MAXCASES 1024
+#define MAXDEF 128
+#define MAXTOK 64
+#define IUMAX (1 << 16)
+
+struct kase {
+	char name[96];
+	char stock[16];         /* "", "bad", "crash" */
+	int nline;
+	char *line[MAXLINES];
+	int lineno[MAXLINES];
+};
+
+static struct kase cases[MAXCASES];
+static int ncases;
+static char *defname[MAXDEF], *defval[MAXDEF];
+static int ndef;
+static FILE *subres;
+static int kmsg_fd = -1;
+
+struct rt {
+	struct kase *k;
+	int idx;
+	struct conn *cur;
+	struct conn *conns[MAXCONN];
+	int nconn;
+	char *finally[8];
+	int nfinally;
+	char err[1024];
+	int skip;
+	uint32_t seed;
+};
+
+static void rt_fail(struct rt *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rt_fail(struct rt *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- case file ---- */
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = 0;
+	return s;
+}
+
+static int load_cases(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char buf[4096];
+	int ln = 0;
+	struct kase *k = NULL;
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	while (fgets(buf, sizeof(buf), f)) {
+		char *s, *hash;
+
+		ln++;
+		s = trim(buf);
+		/* comments: '#' at line start or after whitespace */
+		for (hash = s; (hash = strchr(hash, '#')); hash++)
+			if (hash == s || isspace((unsigned char)hash[-1])) {
+				*hash = 0;
+				break;
+			}
+		s = trim(s);
+		if (!*s)
+			continue;
+		if (!strncmp(s, "define ", 7)) {
+			char *name = trim(s + 7), *val = name;
+
+			while (*val && !isspace((unsigned char)*val))
+				val++;
+			if (*val)
+				*val++ = 0;
+			if (ndef >= MAXDEF) {
+				fprintf(stderr, "%s:%d: too many defines\n", path, ln);
+				return -1;
+			}
+			defname[ndef] = strdup(name);
+			defval[ndef++] = strdup(trim(val));
+			continue;
+		}
+		if (!strncmp(s, "case ", 5)) {
+			char *tok, *save;
+
+			if (ncases >= MAXCASES) {
+				fprintf(stderr, "%s:%d: too many cases\n", path, ln);
+				return -1;
+			}
+			k = &cases[ncases++];
+			tok = strtok_r(s + 5, " \t", &save);
+			snprintf(k->name, sizeof(k->name), "%s", tok ? tok : "?");
+			while ((tok = strtok_r(NULL, " \t", &save))) {
+				if (!strncmp(tok, "stock=", 6)) {
+					snprintf(k->stock, sizeof(k->stock), "%s", tok + 6);
+				} else {
+					fprintf(stderr, "%s:%d: unknown case attribute '%s'\n", path, ln, tok);
+					return -1;
+				}
+			}
+			continue;
+		}
+		if (!k) {
+			fprintf(stderr, "%s:%d: step outside a case\n", path, ln);
+			return -1;
+		}
+		if (!strncmp(s, "why ", 4) || !strcmp(s, "why"))
+			continue;
+		if (k->nline >= MAXLINES) {
+			fprintf(stderr, "%s:%d: case too long\n", path, ln);
+			return -1;
+		}
+		k->lineno[k->nline] = ln;
+		k->line[k->nline++] = strdup(s);
+	}
+	fclose(f);
+	return 0;
+}
+
+/* expand $NAME / ${NAME} from defines, then the environment */
+static int expand(const char *in, char *out, size_t outlen, char *missing, size_t mlen, int depth)
+{
+	size_t o = 0;
+
+	while (*in) {
+		if (*in == '$' && (isalpha((unsigned char)in[1]) || in[1] == '_' || in[1] == '{')) {
+			char name[64];
+			int n = 0, brace = in[1] == '{', i;
+			const char *val = NULL;
+			char sub[4096];
+
+			in += 1 + brace;
+			while ((isalnum((unsigned char)*in) || *in == '_') && n < 63)
+				name[n++] = *in++;
+			name[n] = 0;
+			if (brace && *in == '}')
+				in++;
+			for (i = ndef - 1; i >= 0; i--)
+				if (!strcmp(defname[i], name)) {
+					val = defval[i];
+					break;
+				}
+			if (!val)
+				val = getenv(name);
+			if (!val || (!*val && i < 0)) {
+				snprintf(missing, mlen, "%s", name);
+				return -1;
+			}
+			if (depth < 8) {
+				if (expand(val, sub, sizeof(sub), missing, mlen, depth + 1))
+					return -1;
+				val = sub;
+			}
+			if (o + strlen(val) >= outlen)
+				return -1;
+			strcpy(out + o, val);
+			o += strlen(val);
+			continue;
+		}
+		if (o + 1 >= outlen)
+			return -1;
+		out[o++] = *in++;
+	}
+	out[o] = 0;
+	return 0;
+}
+
+static int tokenize(char *s, char **tok, int max)
+{
+	int n = 0;
+	char *save, *t;
+
+	for (t = strtok_r(s, " \t", &save); t && n < max; t = strtok_r(NULL, " \t", &save))
+		tok[n++] = t;
+	return n;
+}
+
+/* ---- helpers ---- */
+
+static int parse_id16(const char *s, uint8_t *out)
+{
+	const char *colon = strchr(s, ':');
+	struct evalctx x = { 0 };
+
+	if (!strcmp(s, "zero")) {
+		memset(out, 0, 16);
+		return 0;
+	}
+	if (colon && strlen(s) < 60 && !strchr(colon + 1, ':')) {
+		char a[64];
+		uint64_t hi, lo;
+
+		snprintf(a, sizeof(a), "%.*s", (int)(colon - s), s);
+		if (eval(&x, a, &hi) || eval(&x, colon + 1, &lo))
+			return -1;
+		put_be64(out, hi);
+		put_be64(out + 8, lo);
+		return 0;
+	}
+	memset(out, 0, 16);
+	return parse_hex(s, out, 16) == 16 ? 0 : -1;
+}
+
+static const char *st_name(enum cstate s)
+{
+	switch (s) {
+	case CS_FREE: return "free";
+	case CS_RESOLVING: return "resolving";
+	case CS_ROUTED: return "routed";
+	case CS_CONNECTING: return "connecting";
+	case CS_EST: return "established";
+	case CS_REJ: return "rejected";
+	case CS_FAIL: return "failed";
+	case CS_DISC: return "disconnected";
+	case CS_CLOSED: return "closed";
+	}
+	return "?";
+}
+
+/* describe how a login ended: "ok", "rej:REASON", "cmrej:N", "fail" */
+static void login_outcome(struct conn *c, char *out, size_t len)
+{
+	if (c->st == CS_EST || ((c->st == CS_DISC) && c->have_lrsp))
+		snprintf(out, len, c->have_lrsp ? "ok" : "ok-without-login-rsp");
+	else if (c->st == CS_REJ && c->have_rej_iu)
+		snprintf(out, len, "rej:%s", rej_name(c->rej_reason));
+	else if (c->st == CS_REJ)
+		snprintf(out, len, "cmrej:%d", c->rej_status);
+	else
+		snprintf(out, len, "fail(%s%s%s)", st_name(c->st), c->failwhy[0] ? ": " : "", c->failwhy);
+}
+
+static int want_match(const char *want, const char *got)
+{
+	char w[256], *save, *t;
+
+	snprintf(w, sizeof(w), "%s", want);
+	for (t = strtok_r(w, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+		if (!strcmp(t, "any") || !strcmp(t, got))
+			return 1;
+		if (!strcmp(t, "rej") && !strncmp(got, "rej:", 4))
+			return 1;
+		if (!strcmp(t, "cmrej") && !strncmp(got, "cmrej:", 6))
+			return 1;
+		if (!strcmp(t, "fail") && !strncmp(got, "fail", 4))
+			return 1;
+		if (!strcmp(t, "norsp") && (!strncmp(got, "fail", 4) || !strncmp(got, "cmrej:", 6)))
+			return 1;
+	}
+	return 0;
+}
+
+static void rt_add(struct rt *r, struct conn *c)
+{
+	if (r->nconn < MAXCONN)
+		r->conns[r->nconn++] = c;
+	r->cur = c;
+}
+
+static struct conn *rt_conn(struct rt *r, const char *s)
+{
+	int i;
+
+	if (!s || !*s || !strcmp(s, "cur"))
+		return r->cur;
+	if (!strcmp(s, "last"))
+		return r->nconn ? r->conns[r->nconn - 1] : NULL;
+	i = atoi(s);
+	return i >= 0 && i < r->nconn ? r->conns[i] : NULL;
+}
+
+/* ---- I/O helper: well-formed WRITE(10)/READ(10) with compare ---- */
+
+struct tagmatch { uint64_t tag; };
+
+static int match_rsp_tag(const struct ev *e, void *arg)
+{
+	struct tagmatch *m = arg;
+
+	return e->type == EV_IU && e->len >= 16 && e->data[0] == SRPW_RSP &&
+	       get_be64(e->data + 8) == m->tag;
+}
+
+static void describe_ev(const struct ev *e, char *out, size_t len)
+{
+	if (e->type == EV_DISC) {
+		snprintf(out, len, "disconnect");
+	} else if (e->type == EV_DEAD) {
+		snprintf(out, len, "QP error");
+	} else if (e->len >= 36 && e->data[0] == SRPW_RSP) {
+		const uint8_t *p = e->data;
+		uint32_t slen = get_be32(p + 28), rlen = get_be32(p + 32);
+		char sense[96] = "";
+
+		if ((p[18] & SRPW_RSP_SNSVALID) && slen >= 14 && 36 + rlen + 14 <= (uint32_t)e->len) {
+			const uint8_t *sn = p + 36 + rlen;
+
+			snprintf(sense, sizeof(sense), " sense key=0x%x asc=0x%02x ascq=0x%02x",
+				 sn[2] & 0xf, sn[12], sn[13]);
+		}
+		if ((p[18] & SRPW_RSP_RSPVALID) && rlen >= 4 && 36 + 4 <= e->len)
+			snprintf(sense + strlen(sense), sizeof(sense) - strlen(sense),
+				 " rspcode=%u", p[36 + 3]);
+		snprintf(out, len, "SRP_RSP tag=0x%llx status=0x%02x flags=0x%02x dores=%u dires=%u delta=%u%s",
+			 (unsigned long long)get_be64(p + 8), p[19], p[18], get_be32(p + 20),
+			 get_be32(p + 24), get_be32(p + 4), sense);
+	} else if (e->len >= 8 && e->data[0] == SRPW_T_LOGOUT) {
+		snprintf(out, len, "SRP_T_LOGOUT reason=0x%x", get_be32(e->data + 4));
+	} else {
+		snprintf(out, len, "IU opcode=0x%02x len=%d", e->len ? e->data[0] : 0, e->len);
+	}
+}
+
+static int wait_rsp(struct conn *c, uint64_t tag, int tmo, struct ev **out, char *err, size_t errlen)
+{
+	uint64_t end = now_ms() + tmo;
+	struct tagmatch m = { tag };
+
+	for (;;) {
+		*out = conn_take(c, match_rsp_tag, &m);
+		if (*out)
+			return 0;
+		if (!conn_alive(c)) {
+			snprintf(err, errlen, "connection lost (%s%s)", c->disc ? "disconnected " : "",
+				 c->dead ? c->deadwhy : "");
+			return -1;
+		}
+		if (now_ms() >= end) {
+			snprintf(err, errlen, "timeout: no SRP_RSP for tag 0x%llx within %d ms",
+				 (unsigned long long)tag, tmo);
+			return -1;
+		}
+		pump(1);
+	}
+}
+
+/* one SCSI command with retries on UNIT ATTENTION; returns status or -1 */
+static int scsi_cmd(struct conn *c, const char *op, uint64_t lba, uint64_t blocks, uint64_t off,
+		    uint32_t seed, char *err, size_t errlen)
+{
+	char a1[32], a2[32], a3[32], a4[32], a5[48];
+	char *tok[6] = { a1, a2, a3, a4, a5, NULL };
+	struct kvs k;
+	uint8_t buf[256];
+	int len, try, st = -1;
+
+	for (try = 0; try < 4; try++) {
+		uint64_t tag = ++c->next_tag;
+		struct ev *e;
+		char d[256];
+
+		snprintf(a1, sizeof(a1), "op=%s", op);
+		snprintf(a2, sizeof(a2), "lba=%llu", (unsigned long long)lba);
+		snprintf(a3, sizeof(a3), "blocks=%llu", (unsigned long long)blocks);
+		snprintf(a4, sizeof(a4), "off=%llu", (unsigned long long)off);
+		snprintf(a5, sizeof(a5), "fmt=direct");
+		kv_init(&k, tok, 5);
+		if (build_cmd(c, &k, buf, sizeof(buf), &len, tag, seed, err, errlen))
+			return -1;
+		if (!strncmp(op, "read", 4))
+			memset(c->dbuf + off, 0, blocks * 512);
+		c->last_tag = tag;
+		tag_add(c, tag);
+		c->req_lim--;
+		if (conn_send(c, buf, len, g_cfg.tmo, err, errlen))
+			return -1;
+		if (wait_rsp(c, tag, g_cfg.tmo, &e, err, errlen))
+			return -1;
+		st = e->len >= 20 ? e->data[19] : -1;
+		describe_ev(e, d, sizeof(d));
+		if (st == 2 && e->len >= 36 + 14 && (e->data[18] & SRPW_RSP_SNSVALID) &&
+		    (e->data[36 + get_be32(e->data + 32) + 2] & 0xf) == 6) {
+			vlog("unit attention, retrying: %s", d);
+			ev_free(e);
+			continue;
+		}
+		if (st == 8) { /* BUSY: retry after a moment */
+			ev_free(e);
+			pump(50);
+			continue;
+		}
+		if (st != 0)
+			snprintf(err, errlen, "%s failed: %s", op, d);
+		ev_free(e);
+		return st;
+	}
+	snprintf(err, errlen, "%s: still unit attention/busy after 4 tries", op);
+	return st;
+}
+
+static int do_io(struct conn *c, uint64_t lba, uint64_t blocks, uint32_t seed, char *err, size_t errlen)
+{
+	size_t n = blocks * 512;
+	uint8_t *want;
+	size_t i;
+
+	if (!c || !conn_alive(c)) {
+		snprintf(err, errlen, "io: no live connection");
+		return -1;
+	}
+	if (2 * n > c->dsz) {
+		snprintf(err, errlen, "io: data buffer too small");
+		return -1;
+	}
+	if (scsi_cmd(c, "write10", lba, blocks, 0, seed, err, errlen))
+		return -1;
+	if (scsi_cmd(c, "read10", lba, blocks, n, seed, err, errlen))
+		return -1;
+	want = malloc(n);
+	if (!want)
+		abort();
+	data_fill(want, n, seed, lba);
+	for (i = 0; i < n; i++)
+		if (c->dbuf[n + i] != want[i])
+			break;
+	free(want);
+	if (i < n) {
+		snprintf(err, errlen, "io: data mismatch at byte %zu of %zu (lba %llu)", i, n,
+			 (unsigned long long)lba);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- steps ---- */
+
+static int step_login(struct rt *r, char **tok, int n)
+{
+	struct kvs k;
+	struct login_opts o;
+	struct evalctx x = { 0 };
+	const char *s, *want = "ok";
+	uint64_t v, count = 1, tmo = g_cfg.tmo;
+	int nowait = 0, i;
+	char err[512];
+
+	login_defaults(&o);
+	snprintf(o.dst, sizeof(o.dst), "%s", g_cfg.dst);
+	snprintf(o.src, sizeof(o.src), "%s", g_cfg.src);
+	o.port = g_cfg.port;
+	o.iu_len = g_cfg.max_req;
+	memcpy(o.init_id, g_cfg.init_id, 16);
+	memcpy(o.tgt_id, g_cfg.tgt_id, 16);
+	kv_init(&k, tok, n);
+
+#define LNUM(key, field) do {						\
+		if (kv_num(&k, &x, key, &v, r->err, sizeof(r->err)) < 0)	\
+			return -1;					\
+		if (kv_has(&k, key))					\
+			field = v;					\
+	} while (0)
+	if (kv_has(&k, "multi"))
+		o.flags |= SRPW_MULTICHAN_MULTI;
+	if (kv_has(&k, "imm")) {
+		o.flags |= SRPW_IMMED_REQUESTED;
+		o.imm_off = 68;
+	}
+	LNUM("tag", o.tag);
+	LNUM("buf_fmt", o.buf_fmt);
+	LNUM("flags", o.flags);
+	LNUM("opcode", o.opcode);
+	LNUM("iu_len", o.iu_len);
+	LNUM("imm_off", o.imm_off);
+	LNUM("pdlen", o.pdlen);
+	LNUM("rnr", o.rnr_retry);
+	LNUM("retry", o.retry);
+	LNUM("resp_res", o.resp_res);
+	LNUM("init_depth", o.init_depth);
+	LNUM("recv", o.nrecv);
+	LNUM("rsz", o.rsz);
+	LNUM("slots", o.nslot);
+	LNUM("ssz", o.ssz);
+	LNUM("data", o.dsz);
+	LNUM("repost", o.repost);
+	LNUM("autocred", o.auto_cred);
+	LNUM("port", o.port);
+	LNUM("count", count);
+	LNUM("tmo", tmo);
+	if ((s = kv_get(&k, "init_id")) && parse_id16(s, o.init_id)) {
+		rt_fail(r, "bad init_id=%s", s);
+		return -1;
+	}
+	if ((s = kv_get(&k, "tgt_id")) && parse_id16(s, o.tgt_id)) {
+		rt_fail(r, "bad tgt_id=%s", s);
+		return -1;
+	}
+	if ((s = kv_get(&k, "src")))
+		snprintf(o.src, sizeof(o.src), "%s", s);
+	if ((s = kv_get(&k, "dst")))
+		snprintf(o.dst, sizeof(o.dst), "%s", s);
+	if ((s = kv_get(&k, "want")))
+		want = s;
+	if (kv_has(&k, "nowait"))
+		nowait = 1;
+	for (i = 0; i < k.n; i++)
+		if (k.key[i][0] == '@') {
+			uint64_t off;
+			char key[32];
+
+			k.used[i] = 1;
+			snprintf(key, sizeof(key), "%.*s", k.klen[i] - 1, k.key[i] + 1);
+			if (o.npoke >= 16 || eval(&x, key, &off) || !k.val[i] || eval(&x, k.val[i], &v)) {
+				rt_fail(r, "bad login override %s", k.key[i]);
+				return -1;
+			}
+			o.poke_off[o.npoke] = (int)off;
+			o.poke_val[o.npoke++] = (uint8_t)v;
+		}
+	if (kv_unused(&k, r->err, sizeof(r->err)))
+		return -1;
+
+	for (i = 0; i < (int)count; i++) {
+		struct conn *c = conn_alloc();
+		char got[256];
+
+		if (!c) {
+			rt_fail(r, "too many connections");
+			return -1;
+		}
+		rt_add(r, c);
+		if (conn_start(c, &o, err, sizeof(err))) {
+			snprintf(c->failwhy, sizeof(c->failwhy), "%.150s", err);
+			if (nowait)
+				continue;
+		}
+		if (nowait)
+			continue;
+		if (c->st == CS_CONNECTING)
+			conn_wait_login(c, (int)tmo);
+		login_outcome(c, got, sizeof(got));
+		vlog("c%d: login -> %s", c->idx, got);
+		if (!want_match(want, got)) {
+			rt_fail(r, "login %d/%d: expected %s, got %s", i + 1, (int)count, want, got);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int step_settle(struct rt *r, char **tok, int n)
+{
+	uint64_t end = now_ms() + g_cfg.tmo, extra = 500;
+	int i, busy;
+	struct evalctx x = { 0 };
+
+	if (n > 0 && eval(&x, tok[0], &extra)) {
+		rt_fail(r, "bad settle time");
+		return -1;
+	}
+	do {
+		busy = 0;
+		for (i = 0; i < r->nconn; i++)
+			if (r->conns[i]->st == CS_CONNECTING || r->conns[i]->st == CS_RESOLVING)
+				busy = 1;
+		if (busy)
+			pump(1);
+	} while (busy && now_ms() < end);
+	end = now_ms() + extra;
+	while (now_ms() < end)
+		pump(1);
+	if (busy) {
+		rt_fail(r, "logins still pending after %d ms", g_cfg.tmo);
+		return -1;
+	}
+	return 0;
+}
+
+/* count logins by outcome / alive channels: "outcomes ok=N rej=N ..." */
+static int step_alive(struct rt *r, char **tok, int n)
+{
+	struct kvs k;
+	struct evalctx x = { 0 };
+	uint64_t want = 0, min = 0, max = ~0ULL;
+	int alive = 0, i;
+
+	kv_init(&k, tok, n);
+	if (kv_num(&k, &x, "n", &want, r->err, sizeof(r->err)) < 0 ||
+	    kv_num(&k, &x, "min", &min, r->err, sizeof(r->err)) < 0 ||
+	    kv_num(&k, &x, "max", &max, r->err, sizeof(r->err)) < 0)
+		return -1;
+	if (kv_has(&k, "n"))
+		min = max = want;
+	if (kv_unused(&k, r->err, sizeof(r->err)))
+		return -1;
+	for (i = 0; i < r->nconn; i++)
+		if (conn_alive(r->conns[i]))
+			alive++;
+	if (alive < (int)min || (uint64_t)alive > max) {
+		char b[512] = "";
+
+		for (i = 0; i < r->nconn && strlen(b) < 400; i++) {
+			char o[128];
+
+			login_outcome(r->conns[i], o, sizeof(o));
+			snprintf(b + strlen(b), sizeof(b) - strlen(b), " c%d=%s%s", i, o,
+				 conn_alive(r->conns[i]) ? "" : "/down");
+		}
+		rt_fail(r, "%d channel(s) alive, expected %llu..%llu;%s", alive,
+			(unsigned long long)min, (unsigned long long)max, b);
+		return -1;
+	}
+	return 0;
+}
+
+static int step_expect_login(struct rt *r, char **tok, int n)
+{
+	struct kvs k;
+	struct evalctx x = { 0 };
+	struct conn *c = r->cur;
+	uint64_t v;
+	const char *s;
+
+	if (!c || !c->have_lrsp) {
+		rt_fail(r, "expect login: no login response");
+		return -1;
+	}
+	kv_init(&k, tok, n);
+#define CHK(key, val, fmtname) do {					\
+		int _r = kv_num(&k, &x, key, &v, r->err, sizeof(r->err));	\
+		if (_r < 0)						\
+			return -1;					\
+		if (_r > 0 && (uint64_t)(val) != v) {			\
+			rt_fail(r, "login rsp " fmtname "=%llu, expected %llu",	\
+				(unsigned long long)(val), (unsigned long long)v); \
+			return -1;					\
+		}							\
+	} while (0)
+	CHK("max_it", c->max_it, "max_it_iu_len");
+	CHK("max_ti", c->max_ti, "max_ti_iu_len");
+	CHK("buf_fmt", c->lbuf_fmt, "buf_fmt");
+	CHK("req_lim", c->lrsp_req_lim, "req_lim_delta");
+	CHK("imm", !!(c->lflags & SRPW_RSP_IMMED_SUPP), "immediate-data-supported");
+	if (kv_num(&k, &x, "req_lim_min", &v, r->err, sizeof(r->err)) > 0 && c->lrsp_req_lim < v) {
+		rt_fail(r, "req_lim_delta %u < %llu", c->lrsp_req_lim, (unsigned long long)v);
+		return -1;
+	}
+	if ((s = kv_get(&k, "mc"))) {
+		int f = c->lflags & SRPW_RSP_MULTICHAN_MASK;
+		const char *names[] = { "none", "terminated", "maintained", "reserved" };
+
+		if (strcmp(names[f], s)) {
+			rt_fail(r, "login rsp multichannel result %s, expected %s", names[f], s);
+			return -1;
+		}
+	}
+	return kv_unused(&k, r->err, sizeof(r->err));
+}
+
+static int step_send(struct rt *r, char **tok, int n)
+{
+	static uint8_t buf[IUMAX];
+	struct kvs k;
+	struct evalctx x;
+	struct conn *c;
+	const char *kind = n > 0 ? tok[0] : "";
+	uint64_t count = 1, tag = 0, tmo = g_cfg.tmo, seed = r->seed, v;
+	int len, i, track, mayfail, have_tag, nocredit;
+	char err[512];
+
+	kv_init(&k, tok + 1, n - 1);
+	c = rt_conn(r, kv_get(&k, "conn"));
+	if (!c) {
+		rt_fail(r, "send: no such connection");
+		return -1;
+	}
+	x.c = c;
+	x.xlen = 0;
+	if (kv_num(&k, &x, "count", &count, r->err, sizeof(r->err)) < 0 ||
+	    kv_num(&k, &x, "tmo", &tmo, r->err, sizeof(r->err)) < 0 ||
+	    kv_num(&k, &x, "seed", &seed, r->err, sizeof(r->err)) < 0)
+		return -1;
+	have_tag = kv_num(&k, &x, "tag", &tag, r->err, sizeof(r->err));
+	if (have_tag < 0)
+		return -1;
+	mayfail = kv_has(&k, "mayfail");
+	nocredit = kv_has(&k, "nocredit");
+	track = !strcmp(kind, "cmd") || !strcmp(kind, "tsk");
+	if (kv_has(&k, "notrack"))
+		track = 0;
+	for (i = 0; i < (int)count; i++) {
+		uint64_t t = have_tag ? tag + i : ++c->next_tag;
+		int ret;
+
+		if (!strcmp(kind, "cmd"))
+			ret = build_cmd(c, &k, buf, c->ssz < IUMAX ? c->ssz : IUMAX, &len, t, (uint32_t)seed,
+					r->err, sizeof(r->err));
+		else
+			ret = build_other(c, kind, &k, buf, c->ssz < IUMAX ? c->ssz : IUMAX, &len, t,
+					  r->err, sizeof(r->err));
+		if (ret)
+			return -1;
+		if (i == 0 && kv_unused(&k, r->err, sizeof(r->err)))
+			return -1;
+		if (nocredit)
+			while (c->req_lim <= 0 && conn_alive(c))
+				pump(1);
+		c->last_tag = t;
+		if (track)
+			tag_add(c, t);
+		if (track)
+			c->req_lim--;
+		if (conn_send(c, buf, len, (int)tmo, err, sizeof(err))) {
+			if (mayfail) {
+				vlog("send failed (allowed): %s", err);
+				return 0;
+			}
+			rt_fail(r, "send %s #%d: %s", kind, i + 1, err);
+			return -1;
+		}
+	}
+	(void)v;
+	return 0;
+}
+
+/* ---- expectations ---- */
+
+struct alt {
+	char kind[16];
+	struct kvs k;
+	char *tok[MAXTOK];
+	int ntok;
+};
+
+static int numlist_match(const char *list, uint64_t got, struct evalctx *x)
+{
+	char b[128], *save, *t;
+	uint64_t v;
+
+	snprintf(b, sizeof(b), "%s", list);
+	for (t = strtok_r(b, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+		if (!strcmp(t, "good")) v = 0;
+		else if (!strcmp(t, "check")) v = 2;
+		else if (!strcmp(t, "busy")) v = 8;
+		else if (!strcmp(t, "resconflict")) v = 0x18;
+		else if (!strcmp(t, "tsf")) v = 0x28;
+		else if (!strcmp(t, "aborted")) v = 0x40;
+		else if (!strcmp(t, "illegal")) v = 5;
+		else if (!strcmp(t, "any")) return 1;
+		else if (eval(x, t, &v)) return 0;
+		if (v == got)
+			return 1;
+	}
+	return 0;
+}
+
+static int resid_code(const char *s, int *mask)
+{
+	char b[64], *save, *t;
+
+	*mask = 0;
+	snprintf(b, sizeof(b), "%s", s);
+	for (t = strtok_r(b, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
+		if (!strcmp(t, "none")) ;
+		else if (!strcmp(t, "diunder")) *mask |= SRPW_RSP_DIUNDER;
+		else if (!strcmp(t, "diover")) *mask |= SRPW_RSP_DIOVER;
+		else if (!strcmp(t, "dounder")) *mask |= SRPW_RSP_DOUNDER;
+		else if (!strcmp(t, "doover")) *mask |= SRPW_RSP_DOOVER;
+		else return -1;
+	}
+	return 0;
+}
+
+/* does event e satisfy rsp/tmr alternative a? sets *why on mismatch */
+static int rsp_match(struct rt *r, struct alt *a, const struct ev *e, uint64_t tag, char *why, size_t wl)
+{
+	const uint8_t *p = e->data;
+	struct evalctx x = { .c = r->cur };
+	const char *s;
+	uint32_t rlen, slen;
+	int sns, key = -1, asc = -1, ascq = -1, code = -1;
+
+	(void)tag;
+	if (e->len < 36) {
+		snprintf(why, wl, "SRP_RSP too short (%d bytes)", e->len);
+		return 0;
+	}
+	rlen = get_be32(p + 32);
+	slen = get_be32(p + 28);
+	sns = (p[18] & SRPW_RSP_SNSVALID) && slen >= 14 && 36 + rlen + 14 <= (uint32_t)e->len;
+	if (sns) {
+		key = p[36 + rlen + 2] & 0xf;
+		asc = p[36 + rlen + 12];
+		ascq = p[36 + rlen + 13];
+	}
+	if ((p[18] & SRPW_RSP_RSPVALID) && rlen >= 4 && e->len >= 40)
+		code = p[39];
+	if (!strcmp(a->kind, "tmr") && code < 0) {
+		snprintf(why, wl, "no response data (RSPVALID) in task management response");
+		return 0;
+	}
+	if ((s = kv_get(&a->k, "status")) && !numlist_match(s, p[19], &x)) {
+		snprintf(why, wl, "status 0x%02x, expected %s", p[19], s);
+		return 0;
+	}
+	if ((s = kv_get(&a->k, "key")) && (!sns || !numlist_match(s, key, &x))) {
+		snprintf(why, wl, "sense key %d, expected %s", key, s);
+		return 0;
+	}
+	if ((s = kv_get(&a->k, "asc")) && (!sns || !numlist_match(s, asc, &x))) {
+		snprintf(why, wl, "asc 0x%02x, expected %s", asc, s);
+		return 0;
+	}
+	if ((s = kv_get(&a->k, "ascq")) && (!sns || !numlist_match(s, ascq, &x))) {
+		snprintf(why, wl, "ascq 0x%02x, expected %s", ascq, s);
+		return 0;
+	}
+	if ((s = kv_get(&a->k, "code")) && (code < 0 || !numlist_match(s, code, &x))) {
+		snprintf(why, wl, "response code %d, expected %s", code, s);
+		return 0;
+	}
+	if ((s = kv_get(&a->k, "resid"))) {
+		int m;
+
+		if (resid_code(s, &m) || (p[18] & SRPW_RSP_RESID_MASK) != m) {
+			snprintf(why, wl, "residual flags 0x%02x, expected %s", p[18] & SRPW_RSP_RESID_MASK, s);
+			return 0;
+		}
+	}
+	if ((s = kv_get(&a->k, "dires")) && !numlist_match(s, get_be32(p + 24), &x)) {
+		snprintf(why, wl, "data-in residual %u, expected %s", get_be32(p + 24), s);
+		return 0;
+	}
+	if ((s = kv_get(&a->k, "dores")) && !numlist_match(s, get_be32(p + 20), &x)) {
+		snprintf(why, wl, "data-out residual %u, expected %s", get_be32(p + 20), s);
+		return 0;
+	}
+	if ((s = kv_get(&a->k, "delta")) && !numlist_match(s, get_be32(p + 4), &x)) {
+		snprintf(why, wl, "req_lim_delta %u, expected %s", get_be32(p + 4), s);
+		return 0;
+	}
+	if ((s = kv_get(&a->k, "sense")) && !strcmp(s, "none") && (p[18] & SRPW_RSP_SNSVALID)) {
+		snprintf(why, wl, "unexpected sense data");
+		return 0;
+	}
+	if ((s = kv_get(&a->k, "data")) && r->cur && r->cur->dbuf) {
+		/* data=OFF:LEN:SEED:LBA - compare the data buffer with the pattern */
+		uint64_t off = 0, dl = 0, sd = 0, lba = 0;
+		uint8_t *want;
+		int bad;
+
+		if (sscanf(s, "%lu:%lu:%lu:%lu", &off, &dl, &sd, &lba) < 3 || off + dl > r->cur->dsz) {
+			snprintf(why, wl, "bad data= spec");
+			return 0;
+		}
+		want = malloc(dl ? dl : 1);
+		data_fill(want, dl, (uint32_t)sd, lba);
+		bad = memcmp(want, r->cur->dbuf + off, dl);
+		free(want);
+		if (bad) {
+			snprintf(why, wl, "data read back differs from the pattern");
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int step_expect(struct rt *r, char **tok, int n)
+{
+	struct alt alts[8];
+	int na = 0, i, j, has_none = 0, has_tagged = 0, has_cred = 0, has_any_iu = 0, has_tlo = 0;
+	uint64_t ms = 0, end, tag;
+	struct conn *c;
+	struct evalctx x = { .c = r->cur };
+	char got[1024] = "", expd[512] = "";
+	const char *cs = NULL;
+
+	/* split at "||"; "ms=" and "conn=" apply to the whole step */
+	memset(alts, 0, sizeof(alts));
+	for (i = 0; i < n; i++) {
+		if (!strcmp(tok[i], "||")) {
+			if (na < 7)
+				na++;
+			continue;
+		}
+		if (!strncmp(tok[i], "ms=", 3)) {
+			if (eval(&x, tok[i] + 3, &ms)) {
+				rt_fail(r, "bad ms=");
+				return -1;
+			}
+			continue;
+		}
+		if (!strncmp(tok[i], "conn=", 5)) {
+			cs = tok[i] + 5;
+			continue;
+		}
+		if (!alts[na].kind[0] && alts[na].ntok == 0 && !strchr(tok[i], '='))
+			snprintf(alts[na].kind, sizeof(alts[na].kind), "%s", tok[i]);
+		else if (alts[na].ntok < MAXTOK)
+			alts[na].tok[alts[na].ntok++] = tok[i];
+		snprintf(expd + strlen(expd), sizeof(expd) - strlen(expd), "%s%s", *expd ? " " : "", tok[i]);
+	}
+	na++;
+	if (!strcmp(alts[0].kind, "login"))
+		return step_expect_login(r, alts[0].tok, alts[0].ntok);
+	c = rt_conn(r, cs);
+	if (!c) {
+		rt_fail(r, "expect: no connection");
+		return -1;
+	}
+	x.c = c;
+	r->cur = c;
+	tag = c->last_tag;
+	for (i = 0; i < na; i++) {
+		kv_init(&alts[i].k, alts[i].tok, alts[i].ntok);
+		if (!strcmp(alts[i].kind, "none"))
+			has_none = 1;
+		else if (!strcmp(alts[i].kind, "rsp") || !strcmp(alts[i].kind, "tmr")) {
+			const char *t = kv_get(&alts[i].k, "tag");
+
+			if (t && eval(&x, t, &tag)) {
+				rt_fail(r, "bad tag=%s", t);
+				return -1;
+			}
+			has_tagged = 1;
+		} else if (!strcmp(alts[i].kind, "cred_req"))
+			has_cred = 1;
+		else if (!strcmp(alts[i].kind, "iu"))
+			has_any_iu = 1;
+		else if (!strcmp(alts[i].kind, "t_logout"))
+			has_tlo = 1;
+		else if (strcmp(alts[i].kind, "disconnect") && strcmp(alts[i].kind, "dead")) {
+			rt_fail(r, "unknown expectation '%s'", alts[i].kind);
+			return -1;
+		}
+	}
+	if (!ms)
+		ms = has_none ? (uint64_t)g_cfg.none_ms : (uint64_t)g_cfg.tmo;
+	end = now_ms() + ms;
+	for (;;) {
+		struct ev *e, *next;
+
+		pump(1);
+		for (e = c->evq; e; e = next) {
+			int relevant = 0, ok = 0;
+			char why[256] = "";
+
+			next = e->next;
+			/*
+			 * Which events decide this step: disconnects always; an
+			 * SRP_RSP when it carries the awaited tag (or, for
+			 * "none", any); a T_LOGOUT or other IU unless only a
+			 * disconnect or a credit request is awaited.
+			 */
+			if (e->type != EV_IU) {
+				relevant = 1;
+			} else if (e->len >= 1 && (e->data[0] == SRPW_CRED_REQ || e->data[0] == SRPW_AER_REQ)) {
+				relevant = has_cred || has_any_iu;
+			} else if (e->len >= 16 && e->data[0] == SRPW_RSP) {
+				relevant = has_tagged ? get_be64(e->data + 8) == tag : (has_none || has_any_iu);
+			} else if (e->len >= 1 && e->data[0] == SRPW_T_LOGOUT) {
+				relevant = has_tlo || has_none || has_tagged || has_any_iu;
+			} else {
+				relevant = has_none || has_tagged || has_any_iu;
+			}
+			if (!relevant)
+				continue;
+			for (i = 0; i < na && !ok; i++) {
+				struct alt *a = &alts[i];
+
+				for (j = 0; j < a->k.n; j++)
+					a->k.used[j] = 0;
+				if (!strcmp(a->kind, "disconnect") || !strcmp(a->kind, "dead")) {
+					ok = e->type == EV_DISC || e->type == EV_DEAD;
+				} else if (e->type != EV_IU) {
+					continue;
+				} else if (!strcmp(a->kind, "rsp") || !strcmp(a->kind, "tmr")) {
+					ok = e->len >= 16 && e->data[0] == SRPW_RSP &&
+					     get_be64(e->data + 8) == tag &&
+					     rsp_match(r, a, e, tag, why, sizeof(why));
+				} else if (!strcmp(a->kind, "t_logout")) {
+					const char *rs = kv_get(&a->k, "reason");
+
+					ok = e->len >= 8 && e->data[0] == SRPW_T_LOGOUT &&
+					     (!rs || numlist_match(rs, get_be32(e->data + 4), &x));
+				} else if (!strcmp(a->kind, "cred_req")) {
+					ok = e->len >= 1 && e->data[0] == SRPW_CRED_REQ;
+				} else if (!strcmp(a->kind, "iu")) {
+					const char *os = kv_get(&a->k, "opcode");
+
+					ok = e->len >= 1 && (!os || numlist_match(os, e->data[0], &x));
+				}
+			}
+			if (ok) {
+				/* unlink e */
+				{
+					struct ev **pp;
+
+					for (pp = &c->evq; *pp; pp = &(*pp)->next)
+						if (*pp == e) {
+							*pp = e->next;
+							break;
+						}
+					ev_free(e);
+				}
+				/* a T_LOGOUT is normally followed by a disconnect: fine */
+				return 0;
+			}
+			describe_ev(e, got, sizeof(got));
+			if (why[0])
+				snprintf(got + strlen(got), sizeof(got) - strlen(got), " (%s)", why);
+			if (e->type == EV_DEAD)
+				snprintf(got + strlen(got), sizeof(got) - strlen(got), ": %s", c->deadwhy);
+			rt_fail(r, "expected [%s], got %s", expd, got);
+			return -1;
+		}
+		if (now_ms() >= end)
+			break;
+	}
+	if (has_none)
+		return 0;
+	rt_fail(r, "expected [%s], nothing within %llu ms (timeout)", expd, (unsigned long long)ms);
+	return -1;
+}
+
+/* wait until all outstanding tags are answered or the channel is down */
+static int step_drain(struct rt *r, char **tok, int n)
+{
+	struct kvs k;
+	struct evalctx x = { .c = r->cur };
+	uint64_t ms = 10000, v;
+	const char *want, *st;
+	struct conn *c = r->cur;
+	unsigned long good = 0, other = 0;
+	uint64_t end;
+	uint8_t bad_st = 0;
+
+	kv_init(&k, tok, n);
+	if (kv_num(&k, &x, "ms", &ms, r->err, sizeof(r->err)) < 0)
+		return -1;
+	want = kv_get(&k, "want");
+	st = kv_get(&k, "status");
+	if (kv_unused(&k, r->err, sizeof(r->err)))
+		return -1;
+	if (!c)
+		return 0;
+	end = now_ms() + ms;
+	for (;;) {
+		struct ev **pp = &c->evq;
+
+		pump(1);
+		while (*pp) {
+			struct ev *e = *pp;
+
+			if (e->type == EV_IU && e->len >= 20 && e->data[0] == SRPW_RSP) {
+				if (st && !numlist_match(st, e->data[19], &x)) {
+					other++;
+					bad_st = e->data[19];
+				} else {
+					good++;
+				}
+				*pp = e->next;
+				ev_free(e);
+				continue;
+			}
+			pp = &e->next;
+		}
+		if (c->notags == 0 || !conn_alive(c) || now_ms() >= end)
+			break;
+	}
+	vlog("drain: %lu matching, %lu other responses, %d unanswered, channel %s", good, other,
+	     c->notags, conn_alive(c) ? "up" : "down");
+	(void)v;
+	if (other) {
+		rt_fail(r, "drain: %lu responses with status 0x%02x, expected %s", other, bad_st, st);
+		return -1;
+	}
+	if (want && !strcmp(want, "all") && c->notags) {
+		rt_fail(r, "drain: %d command(s) unanswered after %llu ms, channel %s", c->notags,
+			(unsigned long long)ms, conn_alive(c) ? "still up (target hangs)" : "down");
+		return -1;
+	}
+	if (want && !strcmp(want, "all-or-down") && c->notags && conn_alive(c)) {
+		rt_fail(r, "drain: %d command(s) unanswered after %llu ms and the channel is still up",
+			c->notags, (unsigned long long)ms);
+		return -1;
+	}
+	return 0;
+}
+
+static int run_sh(const char *cmd, char *err, size_t errlen)
+{
+	int ret = system(cmd);
+
+	if (ret != 0) {
+		snprintf(err, errlen, "command failed (%d): %.400s", ret, cmd);
+		return -1;
+	}
+	return 0;
+}
+
+static int run_step(struct rt *r, char *line)
+{
+	char *tok[MAXTOK], *rest;
+	char copy[4096];
+	int n;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	n = tokenize(copy, tok, MAXTOK);
+	if (!n)
+		return 0;
+	rest = line + (tok[0] - copy) + strlen(tok[0]);
+	while (isspace((unsigned char)*rest))
+		rest++;
+	vlog("step: %s", line);
+	if (!strcmp(tok[0], "login"))
+		return step_login(r, tok + 1, n - 1);
+	if (!strcmp(tok[0], "send"))
+		return step_send(r, tok + 1, n - 1);
+	if (!strcmp(tok[0], "expect"))
+		return step_expect(r, tok + 1, n - 1);
+	if (!strcmp(tok[0], "drain"))
+		return step_drain(r, tok + 1, n - 1);
+	if (!strcmp(tok[0], "settle"))
+		return step_settle(r, tok + 1, n - 1);
+	if (!strcmp(tok[0], "alive"))
+		return step_alive(r, tok + 1, n - 1);
+	if (!strcmp(tok[0], "use")) {
+		struct conn *c = rt_conn(r, n > 1 ? tok[1] : NULL);
+
+		if (!c) {
+			rt_fail(r, "use: no such connection");
+			return -1;
+		}
+		r->cur = c;
+		return 0;
+	}
+	if (!strcmp(tok[0], "unreg")) {
+		struct conn *c = rt_conn(r, n > 1 ? tok[1] : NULL);
+
+		if (c && c->dmr) {
+			ibv_dereg_mr(c->dmr);
+			c->dmr = NULL;
+		}
+		return 0;
+	}
+	if (!strcmp(tok[0], "close") || !strcmp(tok[0], "kill") || !strcmp(tok[0], "destroy")) {
+		struct conn *c = rt_conn(r, n > 1 ? tok[1] : NULL);
+
+		if (!c) {
+			rt_fail(r, "%s: no such connection", tok[0]);
+			return -1;
+		}
+		if (tok[0][0] == 'c')
+			conn_disconnect(c);
+		else if (tok[0][0] == 'k')
+			conn_kill(c);
+		else
+			conn_destroy(c);
+		if (tok[0][0] == 'd') {
+			int i;
+
+			for (i = 0; i < r->nconn; i++)
+				if (r->conns[i] == c) {
+					memmove(&r->conns[i], &r->conns[i + 1],
+						(r->nconn - i - 1) * sizeof(r->conns[0]));
+					r->nconn--;
+					break;
+				}
+			if (r->cur == c)
+				r->cur = r->nconn ? r->conns[r->nconn - 1] : NULL;
+		}
+		return 0;
+	}
+	if (!strcmp(tok[0], "sleep")) {
+		uint64_t ms = 0, end;
+		struct evalctx x = { 0 };
+
+		if (n < 2 || eval(&x, tok[1], &ms)) {
+			rt_fail(r, "bad sleep");
+			return -1;
+		}
+		end = now_ms() + ms;
+		while (now_ms() < end)
+			pump(1);
+		return 0;
+	}
+	if (!strcmp(tok[0], "io")) {
+		struct kvs k;
+		struct evalctx x = { .c = r->cur };
+		uint64_t lba = 4096 + (uint64_t)r->idx * 16, blocks = 8, seed = r->seed + 7;
+
+		kv_init(&k, tok + 1, n - 1);
+		if (kv_num(&k, &x, "lba", &lba, r->err, sizeof(r->err)) < 0 ||
+		    kv_num(&k, &x, "blocks", &blocks, r->err, sizeof(r->err)) < 0 ||
+		    kv_num(&k, &x, "seed", &seed, r->err, sizeof(r->err)) < 0)
+			return -1;
+		if (kv_has(&k, "conn"))
+			r->cur = rt_conn(r, kv_get(&k, "conn"));
+		if (kv_unused(&k, r->err, sizeof(r->err)))
+			return -1;
+		if (do_io(r->cur, lba, blocks, (uint32_t)seed, r->err, sizeof(r->err)))
+			return -1;
+		return 0;
+	}
+	if (!strcmp(tok[0], "sh"))
+		return run_sh(rest, r->err, sizeof(r->err));
+	if (!strcmp(tok[0], "finally")) {
+		if (r->nfinally < 8)
+			r->finally[r->nfinally++] = strdup(rest);
+		return 0;
+	}
+	if (!strcmp(tok[0], "requires")) {
+		int i;
+
+		for (i = 1; i < n; i++) {
+			const char *v = getenv(tok[i]);
+
+			if (!v || !*v) {
+				snprintf(r->err, sizeof(r->err), "needs $%s", tok[i]);
+				r->skip = 1;
+				return -1;
+			}
+		}
+		return 0;
+	}
+	rt_fail(r, "unknown step '%s'", tok[0]);
+	return -1;
+}
+
+/* ---- health check and kernel log ---- */
+
+static int health(int idx, char *err, size_t errlen)
+{
+	struct login_opts o;
+	struct conn *c = conn_alloc();
+	char got[256];
+	int ret = -1;
+
+	if (!c) {
+		snprintf(err, errlen, "no connection slot");
+		return -1;
+	}
+	login_defaults(&o);
+	snprintf(o.dst, sizeof(o.dst), "%s", g_cfg.dst);
+	snprintf(o.src, sizeof(o.src), "%s", g_cfg.src);
+	o.port = g_cfg.port;
+	o.iu_len = g_cfg.max_req;
+	o.nrecv = 32;
+	o.nslot = 16;
+	o.dsz = 64 << 10;
+	memcpy(o.init_id, g_cfg.init_id, 16);
+	memcpy(o.tgt_id, g_cfg.tgt_id, 16);
+	if (conn_start(c, &o, err, errlen))
+		goto out;
+	conn_wait_login(c, g_cfg.tmo);
+	login_outcome(c, got, sizeof(got));
+	if (strcmp(got, "ok")) {
+		snprintf(err, errlen, "health login: %s", got);
+		goto out;
+	}
+	if (do_io(c, 1024 + (uint64_t)(idx % 256) * 8, 8, 0x5eed0000u + idx, err, errlen))
+		goto out;
+	ret = 0;
+out:
+	conn_destroy(c);
+	return ret;
+}
+
+static const char *const splat[] = {
+	"WARNING:", "BUG:", "BUG ", "Oops", "general protection fault", "blocked for more than",
+	"KASAN", "UBSAN", "list_add corruption", "list_del corruption", "refcount_t:",
+	"kernel NULL pointer", "stack-protector", "soft lockup", "hard LOCKUP", "Call Trace",
+	"circular locking", "possible recursive locking",
+};
+
+static void kmsg_open(void)
+{
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (kmsg_fd >= 0)
+		lseek(kmsg_fd, 0, SEEK_END);
+}
+
+static int kmsg_check(char *err, size_t errlen)
+{
+	char rec[8192];
+	int found = 0;
+	ssize_t n;
+
+	if (kmsg_fd < 0)
+		return 0;
+	for (;;) {
+		char *msg;
+		size_t i;
+
+		n = read(kmsg_fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		if (strchr(msg, '\n'))
+			*strchr(msg, '\n') = 0;
+		if (g_verbose > 1)
+			fprintf(stderr, "  kmsg: %s\n", msg);
+		for (i = 0; i < sizeof(splat) / sizeof(splat[0]); i++)
+			if (strstr(msg, splat[i]) && !found) {
+				snprintf(err, errlen, "kernel log: %.900s", msg);
+				found = 1;
+			}
+	}
+	return found ? -1 : 0;
+}
+
+/* ---- main loop ---- */
+
+static int selected(struct kase *k, int nsel, char **sel)
+{
+	int i;
+
+	if (!nsel)
+		return 1;
+	for (i = 0; i < nsel; i++)
+		if (!fnmatch(sel[i], k->name, 0))
+			return 1;
+	return 0;
+}
+
+static void report(const char *res, const char *name, const char *why, uint64_t ms)
+{
+	printf("%-6s %s (%llu ms)%s%s\n", res, name, (unsigned long long)ms, why && *why ? ": " : "",
+	       why ? why : "");
+	fflush(stdout);
+	if (subres) {
+		/* the harness knows PASS/FAIL/SKIP; a confirmed stock failure is a SKIP */
+		fprintf(subres, "%s %s%s%.300s\n", strcmp(res, "KNOWN") ? res : "SKIP", name,
+			why && *why ? ": " : "", why ? why : "");
+		fflush(subres);
+	}
+}
+
+static int run_case(struct kase *k, int idx, char *err, size_t errlen, int *skip)
+{
+	struct rt r;
+	int i, ret = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.k = k;
+	r.idx = idx;
+	r.seed = 0x1000u + idx;
+	*skip = 0;
+	for (i = 0; i < k->nline; i++) {
+		char line[4096], missing[64];
+
+		if (expand(k->line[i], line, sizeof(line), missing, sizeof(missing), 0)) {
+			snprintf(err, errlen, "needs $%s (line %d)", missing, k->lineno[i]);
+			*skip = 1;
+			ret = -1;
+			break;
+		}
+		if (run_step(&r, line)) {
+			snprintf(err, errlen, "line %d: %.1000s", k->lineno[i], r.err);
+			*skip = r.skip;
+			ret = -1;
+			break;
+		}
+	}
+	for (i = 0; i < r.nconn; i++)
+		conn_destroy(r.conns[i]);
+	for (i = 0; i < r.nfinally; i++) {
+		char e2[512], line[4096], missing[64];
+
+		if (!expand(r.finally[i], line, sizeof(line), missing, sizeof(missing), 0) &&
+		    run_sh(line, e2, sizeof(e2)) && !ret) {
+			snprintf(err, errlen, "finally: %s", e2);
+			ret = -1;
+		}
+		free(r.finally[i]);
+	}
+	/* let the target process the disconnects */
+	pump(20);
+	return ret;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+"usage: srp-hostile [options] CASEFILE [CASE-GLOB...]\n"
+"  -d ADDR     target IP address (required)\n"
+"  -p PORT     target RDMA/CM port (default 5555)\n"
+"  -s ADDR     source IP address\n"
+"  -g GUID     target service GUID (default: /sys/module/ib_srpt/parameters/srpt_service_guid)\n"
+"  -i HEX32    initiator port ID (default 0x0000000000000001000000000000abcd)\n"
+"  -m SIZE     target srp_max_req_size (default: from sysfs, else 8260)\n"
+"  -t MS       per-step timeout (default 3000)\n"
+"  -n MS       how long 'expect none' waits (default 400)\n"
+"  -o FILE     append PASS/FAIL/SKIP lines per case to FILE\n"
+"  -S          stock mode: skip cases marked stock=crash, report stock=bad failures as KNOWN\n"
+"  -F          with -S, run stock=crash cases too\n"
+"  -H          no health check after each case\n"
+"  -k          keep going when the target stays unhealthy\n"
+"  -l          list the cases and exit\n"
+"  -v          verbose (twice: also print new kernel log lines)\n");
+	exit(2);
+}
+
+static int read_sysfs(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int opt, i, list = 0, npass = 0, nfail = 0, nskip = 0, nknown = 0, unhealthy = 0;
+	char buf[128];
+	const char *initid = "0x0000000000000001000000000000abcd";
+	uint64_t t0 = now_ms();
+	char known[8192] = "";
+
+	g_cfg.port = 5555;
+	g_cfg.tmo = 3000;
+	g_cfg.none_ms = 400;
+	g_cfg.health = 1;
+	g_cfg.max_req = 0;
+	while ((opt = getopt(argc, argv, "d:p:s:g:i:m:t:n:o:SFHklv")) != -1) {
+		switch (opt) {
+		case 'd': snprintf(g_cfg.dst, sizeof(g_cfg.dst), "%s", optarg); break;
+		case 'p': g_cfg.port = atoi(optarg); break;
+		case 's': snprintf(g_cfg.src, sizeof(g_cfg.src), "%s", optarg); break;
+		case 'g': g_cfg.guid = strtoull(optarg, NULL, 16); break;
+		case 'i': initid = optarg; break;
+		case 'm': g_cfg.max_req = strtoul(optarg, NULL, 0); break;
+		case 't': g_cfg.tmo = atoi(optarg); break;
+		case 'n': g_cfg.none_ms = atoi(optarg); break;
+		case 'o':
+			subres = fopen(optarg, "a");
+			if (!subres) {
+				perror(optarg);
+				return 2;
+			}
+			break;
+		case 'S': g_cfg.stock = 1; break;
+		case 'F': g_cfg.force = 1; break;
+		case 'H': g_cfg.health = 0; break;
+		case 'k': g_cfg.keep_going = 1; break;
+		case 'l': list = 1; break;
+		case 'v': g_verbose++; break;
+		default: usage();
+		}
+	}
+	if (optind >= argc)
+		usage();
+	if (load_cases(argv[optind]))
+		return 2;
+	if (list) {
+		for (i = 0; i < ncases; i++)
+			printf("%s%s%s\n", cases[i].name, cases[i].stock[0] ? " stock=" : "", cases[i].stock);
+		printf("%d cases\n", ncases);
+		return 0;
+	}
+	if (!g_cfg.dst[0])
+		usage();
+	if (!g_cfg.guid && !read_sysfs("/sys/module/ib_srpt/parameters/srpt_service_guid", buf, sizeof(buf)))
+		g_cfg.guid = strtoull(buf, NULL, 16);
+	if (!g_cfg.max_req && !read_sysfs("/sys/module/ib_srpt/parameters/srp_max_req_size", buf, sizeof(buf)))
+		g_cfg.max_req = strtoul(buf, NULL, 0);
+	if (!g_cfg.max_req)
+		g_cfg.max_req = 8260;
+	if (parse_hex(initid, g_cfg.init_id, 16) != 16) {
+		fprintf(stderr, "bad initiator port ID %s\n", initid);
+		return 2;
+	}
+	put_be64(g_cfg.tgt_id, g_cfg.guid);
+	put_be64(g_cfg.tgt_id + 8, g_cfg.guid);
+	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)g_cfg.guid);
+	setenv("GUID", buf, 1);
+	snprintf(buf, sizeof(buf), "%u", g_cfg.max_req);
+	setenv("MAXREQ", buf, 1);
+	if (cm_init())
+		return 2;
+	kmsg_open();
+	printf("srp-hostile: target %s:%d guid 0x%016llx srp_max_req_size %u, %d cases%s\n",
+	       g_cfg.dst, g_cfg.port, (unsigned long long)g_cfg.guid, g_cfg.max_req, ncases,
+	       g_cfg.stock ? " (stock mode)" : "");
+	fflush(stdout);
+
+	if (g_cfg.health) {
+		char err[1024];
+
+		if (health(0, err, sizeof(err))) {
+			printf("FATAL: target not usable before the first case: %s\n", err);
+			return 1;
+		}
+	}
+
+	for (i = 0; i < ncases; i++) {
+		struct kase *k = &cases[i];
+		char err[1024] = "", herr[1024] = "", kerr[1024] = "";
+		int ret, skip = 0, known_bad;
+		uint64_t t = now_ms();
+
+		if (!selected(k, argc - optind - 1, argv + optind + 1))
+			continue;
+		known_bad = g_cfg.stock && !strcmp(k->stock, "bad");
+		if (unhealthy >= 2 && !g_cfg.keep_going) {
+			report("FAIL", k->name, "not run: the target stayed unhealthy", 0);
+			nfail++;
+			continue;
+		}
+		if (g_cfg.stock && !strcmp(k->stock, "crash") && !g_cfg.force) {
+			report("SKIP", k->name, "stock-known-bad: crashes or wedges the stock target", 0);
+			nskip++;
+			nknown++;
+			snprintf(known + strlen(known), sizeof(known) - strlen(known), " %.95s(crash)", k->name);
+			continue;
+		}
+		printf("...... %s\n", k->name);
+		fflush(stdout);
+		kmsg_check(kerr, sizeof(kerr)); /* drop older lines */
+		kerr[0] = 0;
+		ret = run_case(k, i, err, sizeof(err), &skip);
+		if (g_cfg.health && !skip) {
+			if (health(i, herr, sizeof(herr))) {
+				char h2[1024];
+
+				pump(2000);
+				if (health(i, h2, sizeof(h2))) {
+					unhealthy++;
+				} else {
+					snprintf(herr + strlen(herr), sizeof(herr) - strlen(herr),
+						 " (recovered after 2 s)");
+				}
+			} else {
+				unhealthy = 0;
+			}
+		}
+		kmsg_check(kerr, sizeof(kerr));
+		if (!ret && !herr[0] && kerr[0] == 0) {
+			if (known_bad)
+				report("PASS", k->name, "marked stock-known-bad but passed", now_ms() - t);
+			else
+				report("PASS", k->name, "", now_ms() - t);
+			npass++;
+			continue;
+		}
+		if (skip) {
+			report("SKIP", k->name, err, now_ms() - t);
+			nskip++;
+			continue;
+		}
+		if (herr[0])
+			snprintf(err + strlen(err), sizeof(err) - strlen(err), "%starget unhealthy after case: %s",
+				 err[0] ? "; " : "", herr);
+		if (kerr[0])
+			snprintf(err + strlen(err), sizeof(err) - strlen(err), "%s%s", err[0] ? "; " : "", kerr);
+		if (known_bad) {
+			char w[1100];
+
+			snprintf(w, sizeof(w), "stock-known-bad: %s", err);
+			report("KNOWN", k->name, w, now_ms() - t);
+			nknown++;
+			snprintf(known + strlen(known), sizeof(known) - strlen(known), " %.95s", k->name);
+		} else {
+			report("FAIL", k->name, err, now_ms() - t);
+			nfail++;
+		}
+	}
+	conn_destroy_all();
+	if (g_cfg.stock)
+		printf("stock-known-bad (%d):%s\n", nknown, known);
+	printf("srp-hostile: %d passed, %d failed, %d skipped, %d stock-known-bad, %llu s\n",
+	       npass, nfail, nskip - (g_cfg.stock ? 0 : 0), nknown, (unsigned long long)(now_ms() - t0) / 1000);
+	printf("%d passed, %d failed\n", npass, nfail);
+	return nfail ? 1 : 0;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RUN_H
+#define RUN_H
+
+#include "hostile.h"
+
+#define MAXKV 48
+
+struct kvs {
+	int n;
+	char *key[MAXKV];
+	char *val[MAXKV];
+	int klen[MAXKV];
+	int used[MAXKV];
+};
+
+struct evalctx {
+	struct conn *c;
+	uint64_t xlen;
+};
+
+struct cfg {
+	char dst[64], src[64];
+	int port;
+	uint8_t init_id[16], tgt_id[16];
+	uint64_t guid;
+	uint32_t max_req;
+	int stock;
+	int tmo;
+	int none_ms;
+	int health;
+	int keep_going;
+	int force;
+};
+
+extern struct cfg g_cfg;
+
+void kv_init(struct kvs *k, char **tok, int n);
+const char *kv_get(struct kvs *k, const char *key);
+int kv_has(struct kvs *k, const char *key);
+int kv_unused(struct kvs *k, char *err, size_t errlen);
+int kv_num(struct kvs *k, struct evalctx *x, const char *key, uint64_t *v, char *err, size_t errlen);
+int eval(struct evalctx *x, const char *s, uint64_t *v);
+int eval_sum(struct evalctx *x, const char **s, uint64_t *v);
+int parse_hex(const char *s, uint8_t *out, int max);
+int apply_pokes(struct kvs *k, struct evalctx *x, uint8_t *buf, int *len, int max, char *err, size_t errlen);
+int build_cmd(struct conn *c, struct kvs *k, uint8_t *buf, int max, int *lenp,
+	      uint64_t tag, uint32_t seed, char *err, size_t errlen);
+int build_other(struct conn *c, const char *kind, struct kvs *k, uint8_t *buf, int max,
+		int *lenp, uint64_t tag, char *err, size_t errlen);
+
+#endif
