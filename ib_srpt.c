@@ -2734,6 +2734,26 @@ static void srpt_free_cmd_bufs(struct srpt_send_ioctx *ioctx)
 
 /* Data path: receiving IUs ---------------------------------------------- */
 
+/**
+ * srpt_wc_error() - react to a failed work completion
+ * @ch: RDMA channel
+ * @wc: the completion
+ * @what: what failed, for the log
+ *
+ * Any error but a flush is logged. A flush on a channel that is not closing
+ * means an earlier unsignaled work request (an RDMA READ or WRITE) failed
+ * and took the QP to the error state without a completion of its own. In
+ * both cases the channel is closed; srpt_close_ch() ignores repeated calls.
+ */
+static void srpt_wc_error(struct srpt_rdma_ch *ch, struct ib_wc *wc,
+			  const char *what)
+{
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_info("%s: %s failed: %s\n", ch->sess_name, what,
+			ib_wc_status_msg(wc->status));
+	srpt_close_ch(ch);
+}
+
 static void srpt_process_wait_list(struct srpt_rdma_ch *ch);
 
 /**
@@ -3010,11 +3030,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	bool wait;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_info("%s: receive failed: %s\n", ch->sess_name,
-				ib_wc_status_msg(wc->status));
-			srpt_close_ch(ch);
-		}
+		srpt_wc_error(ch, wc, "receive");
 		if (ch->use_srq)
 			srpt_post_recv(ch->sport->sdev, ch, recv_ioctx);
 		return;
@@ -3118,11 +3134,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	srpt_sq_release(ch, ioctx->n_rdma);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			pr_info("%s: RDMA READ failed: %s\n", ch->sess_name,
-				ib_wc_status_msg(wc->status));
-			srpt_close_ch(ch);
-		}
+		srpt_wc_error(ch, wc, "RDMA READ");
 		srpt_abort_cmd(ioctx);
 		return;
 	}
@@ -3397,12 +3409,8 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		container_of(wc->wr_cqe, struct srpt_send_ioctx, ioctx.cqe);
 	struct srpt_rdma_ch *ch = ioctx->ch;
 
-	if (unlikely(wc->status != IB_WC_SUCCESS &&
-		     wc->status != IB_WC_WR_FLUSH_ERR)) {
-		pr_info("%s: sending a response failed: %s\n", ch->sess_name,
-			ib_wc_status_msg(wc->status));
-		srpt_close_ch(ch);
-	}
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		srpt_wc_error(ch, wc, "sending a response");
 	srpt_sq_release(ch, ioctx->sq_wr_held);
 	srpt_send_finished(ioctx);
 	srpt_process_wait_list(ch);
@@ -4247,7 +4255,8 @@ static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
  *
  * A change closes every channel of the port; new logins use the new mode.
  *
- * Return: @count, -EINVAL for anything but 0 or 1, -ENODEV, -ENOMEM.
+ * Return: @count, -EINVAL for anything but 0 or 1, -ENODEV, or the error
+ * of creating the SRQ.
  */
 static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 					     const char *page, size_t count)
@@ -4263,8 +4272,10 @@ static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 	if (!sport) {
 		ret = -ENODEV;
 	} else if (sport->port_attrib.use_srq != val) {
-		if (val && srpt_enable_srq(sport->sdev)) {
-			ret = -ENOMEM;
+		int err = val ? srpt_enable_srq(sport->sdev) : 0;
+
+		if (err) {
+			ret = err;
 		} else {
 			sport->port_attrib.use_srq = val;
 			srpt_wait_port_chs(sport, NULL);
