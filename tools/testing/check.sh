@@ -153,26 +153,50 @@ man_pages() {
 shellcheck_scripts() {
 	command -v shellcheck >/dev/null || { echo "shellcheck is not installed"; return 77; }
 	local -a files
-	mapfile -t files < <(find tools .ci -type f \( -name '*.sh' -o -path .ci/run \) 2>/dev/null | sort)
-	echo "shellcheck ${files[*]}"
-	shellcheck -x "${files[@]}" && shellcheck -s sh -e SC2013 tools/testing/guest/init
+	# Files under version control (a CI clone has no others).
+	if git rev-parse --git-dir >/dev/null 2>&1; then
+		mapfile -t files < <(git ls-files -- 'tools/*.sh' 'tools/**/*.sh' .ci/run | sort -u)
+	else
+		mapfile -t files < <(find tools .ci -type f \( -name '*.sh' -o -path .ci/run \) | sort)
+	fi
+	echo "shellcheck -S warning ${files[*]}"
+	shellcheck -x -S warning "${files[@]}" &&
+		shellcheck -s sh -S warning tools/testing/guest/init
 }
 
+# The in-tree build works in $CACHE/intree-<release>: src/ is a hard-link
+# copy of the shared, pristine linux-source-6.12 tree (which kunit.sh uses
+# too and which must stay free of build output), build/ the O= directory.
+# Our files replace src/drivers/infiniband/ulp/srpt (fresh inodes, so the
+# pristine tree is never written through the links).
 in_tree() {
-	local kdir kver src obj dst f
+	local kdir kver pristine base src obj dst f stamp
 	kdir=$(find_kdir) || return
 	kver=$(kver_of "$kdir")
-	src=$(prepare_source) || return
-	obj=$CACHE/intree-$kver
+	exec 9>"$CACHE/.linux-source.lock"
+	flock 9
+	pristine=$(prepare_source) || return
+	flock -u 9
+	stamp=$(cat "$pristine/.ib_srpt-ready")
+	base=$CACHE/intree-$kver
+	src=$base/src
+	obj=$base/build
+	if [[ ! -f $src/.ib_srpt-intree || $(cat "$src/.ib_srpt-intree") != "$stamp" ]]; then
+		echo "creating $src (once)"
+		rm -rf "$base"
+		mkdir -p "$base"
+		cp -al "$pristine" "$src.tmp"
+		mv "$src.tmp" "$src"
+		echo "$stamp" >"$src/.ib_srpt-intree"
+	fi
 	dst=$src/drivers/infiniband/ulp/srpt
-	# Our files replace the directory's contents.
 	rm -rf "$dst"
 	mkdir -p "$dst"
 	for f in Kbuild Kconfig Makefile $(driver_sources); do
 		cp "$f" "$dst/"
 	done
 	if [[ ! -f $obj/.ib_srpt-prepared ]]; then
-		echo "preparing $obj (once)"
+		echo "preparing $obj with Debian's config (once)"
 		rm -rf "$obj"
 		mkdir -p "$obj"
 		cp "$kdir/.config" "$kdir/Module.symvers" "$obj/"
