@@ -42,6 +42,8 @@ SRPT_CFS=$CFS/srpt
 LIB_STATE=/run/ib_srpt-lib
 SOFT_RDMA_TYPE=${SOFT_RDMA_TYPE:-rxe}
 SRP_LOGIN_PORT=${SRP_LOGIN_PORT:-5555}
+# initiator_ext of srp_login's logins (16 hex digits)
+SRP_INITIATOR_EXT=${SRP_INITIATOR_EXT:-5250000000000001}
 EXIT_SKIP=77
 
 # Defaults filled in by soft_rdma_setup.
@@ -391,6 +393,17 @@ port_wwn() {
 	esac
 }
 
+# srp_initiator_port_id [DEV] [PORT] [EXT]: print the 128-bit SRP initiator
+# port ID of logins from DEV/PORT (default $RDMA_DEV port 1) with
+# initiator_ext EXT (default $SRP_INITIATOR_EXT) as an ACL name: 0x + EXT +
+# the port's interface ID. ib_srpt matches it for GID-named target ports.
+srp_initiator_port_id() {
+	local gid ext=${3:-$SRP_INITIATOR_EXT}
+	gid=$(rdma_port_gid "${1:-$RDMA_DEV}" "${2:-1}") || return
+	gid=${gid//:/}
+	echo "0x${ext,,}${gid:16:16}"
+}
+
 # ipv6_full ADDR: print an IPv6 address written out in full
 # (fd00:5250:0000:...:0001), the form ib_srpt uses as RDMA/CM session name.
 ipv6_full() {
@@ -528,8 +541,9 @@ srpt_set_rdma_cm_port() {
 # One call for the usual target: for every port of $RDMA_DEV a WWN (GUID
 # form by default) and TPG, NLUNS (default 1) LUNs on the chosen backstore
 # (SIZE in MiB for brd/fileio, default 64; GiB for nullblk, default 1), ACLs
-# (default: $IPV4 and the full form of $IPV6, i.e. RDMA/CM logins from this
-# host; -a replaces them and may be repeated), the TPG enabled and the
+# (default: $IPV4, the full form of $IPV6 and srp_initiator_port_id, i.e.
+# srp_login's logins from this host, which GID-named target ports match by
+# port ID; -a replaces them and may be repeated), the TPG enabled and the
 # RDMA/CM listener on PORT (default 5555). -D leaves the TPG disabled.
 # Sets SRPT_WWN and SRPT_TPG (of port 1) and SRPT_TPGS (all). Needs
 # soft_rdma_setup and srpt_load first; not for $(...).
@@ -554,6 +568,7 @@ srpt_setup() {
 	if ((${#acls[@]} == 0)); then
 		acls=("$IPV4")
 		[[ -n $IPV6 ]] && acls+=("$(ipv6_full "$IPV6")")
+		acls+=("$(srp_initiator_port_id)")
 	fi
 	local -a sos=()
 	case $bs in
@@ -707,21 +722,25 @@ srp_load() {
 	modprobe ib_srp "$@"
 }
 
-# srp_login [-d DEV] [-P HCAPORT] [-n NLUNS] [-T SECONDS] [KEY=VALUE...]
+# srp_login [-6] [-d DEV] [-P HCAPORT] [-n NLUNS] [-T SECONDS] [KEY=VALUE...]
 # Log in with ib_srp over RDMA/CM and print the new disks (/dev/sdX, one per
 # LUN, LUN order) once NLUNS (default 1) of them exist.
 # The login string defaults to
 #   id_ext=G,ioc_guid=G,initiator_ext=$SRP_INITIATOR_EXT,dest=$IPV4:5555,src=$IPV4
-# with G = srpt_guid; KEY=VALUE arguments replace these or are appended
+# with G = srpt_guid (-6: dest=[$IPV6]:5555,src=[$IPV6]; the target then sees
+# the full IPv6 address as initiator name); KEY=VALUE arguments replace
+# these or are appended
 # (ch_count=, cmd_sg_entries=, queue_size=, max_it_iu_size=, dest=[ipv6]:port,
 # ...); KEY= alone drops a default. DEV/HCAPORT select the initiator's RDMA
 # port (default $RDMA_DEV port 1). Fails when the login is rejected or the
 # disks do not appear within SECONDS (default 60).
 srp_login() {
 	local dev=$RDMA_DEV hport=1 nluns=1 limit=60 opt kv k guid out host
+	local dest=$IPV4:$SRP_LOGIN_PORT src=$IPV4
 	local OPTIND=1
-	while getopts d:P:n:T: opt; do
+	while getopts 6d:P:n:T: opt; do
 		case $opt in
+		6) dest="[$IPV6]:$SRP_LOGIN_PORT" src="[$IPV6]" ;;
 		d) dev=$OPTARG ;;
 		P) hport=$OPTARG ;;
 		n) nluns=$OPTARG ;;
@@ -736,8 +755,8 @@ srp_login() {
 	guid=${guid#0x}
 	local -a keys=(id_ext ioc_guid initiator_ext dest src)
 	local -A val=([id_ext]=$guid [ioc_guid]=$guid
-		[initiator_ext]=${SRP_INITIATOR_EXT:-5250000000000001}
-		[dest]=$IPV4:$SRP_LOGIN_PORT [src]=$IPV4)
+		[initiator_ext]=$SRP_INITIATOR_EXT
+		[dest]=$dest [src]=$src)
 	for kv in "$@"; do
 		k=${kv%%=*}
 		[[ -v val[$k] ]] || keys+=("$k")
