@@ -181,6 +181,8 @@ in_tree() {
 	base=$CACHE/intree-$kver
 	src=$base/src
 	obj=$base/build
+	exec 8>"$CACHE/.intree-$kver.lock"
+	flock 8
 	if [[ ! -f $src/.ib_srpt-intree || $(cat "$src/.ib_srpt-intree") != "$stamp" ]]; then
 		echo "creating $src (once)"
 		rm -rf "$base"
@@ -249,44 +251,50 @@ add_subresults() {
 
 # Run -----------------------------------------------------------------------
 
-echo "ib_srpt make check: logs in $CHECK_DIR"
-[[ ${NO_DEPS:-0} == 1 ]] || stage deps install_deps
-if want_stage build; then
-	stage build build && BUILD_OK=1
-elif [[ -f ib_srpt.ko ]]; then
-	BUILD_OK=1
-fi
-want_stage sparse && stage sparse sparse_check
-want_stage checkpatch && stage checkpatch checkpatch
-want_stage kernel-doc && stage kernel-doc kerneldoc
-want_stage man && stage man man_pages
-want_stage scripts && stage scripts shellcheck_scripts
-want_stage in-tree && stage in-tree in_tree
-want_stage kunit && stage -s "$KUNIT_SUB" kunit kunit
-if want_stage guest; then
-	if ((BUILD_OK)); then
-		stage -s "$GUEST_DIR/out/results.txt" guest guest
-	else
-		record "FAIL guest"
-		echo "FAIL guest (not run: the build failed)"
+# Everything runs from main, so that bash has read the whole script before
+# it starts: editing the file during a run cannot derail it.
+main() {
+	echo "ib_srpt make check: logs in $CHECK_DIR"
+	[[ ${NO_DEPS:-0} == 1 ]] || stage deps install_deps
+	if want_stage build; then
+		stage build build && BUILD_OK=1
+	elif [[ -f ib_srpt.ko ]]; then
+		BUILD_OK=1
 	fi
-fi
-if [[ ${CHECK_STOCK:-0} == 1 ]]; then
-	stage -s "$GUEST_STOCK_DIR/out/results.txt" guest-stock guest_stock
-fi
+	want_stage sparse && stage sparse sparse_check
+	want_stage checkpatch && stage checkpatch checkpatch
+	want_stage kernel-doc && stage kernel-doc kerneldoc
+	want_stage man && stage man man_pages
+	want_stage scripts && stage scripts shellcheck_scripts
+	want_stage in-tree && stage in-tree in_tree
+	want_stage kunit && stage -s "$KUNIT_SUB" kunit kunit
+	if want_stage guest; then
+		if ((BUILD_OK)); then
+			stage -s "$GUEST_DIR/out/results.txt" guest guest
+		else
+			record "FAIL guest"
+			echo "FAIL guest (not run: the build failed)"
+		fi
+	fi
+	if [[ ${CHECK_STOCK:-0} == 1 ]]; then
+		stage -s "$GUEST_STOCK_DIR/out/results.txt" guest-stock guest_stock
+	fi
 
-pass=$(grep -c '^PASS' "$SUMMARY")
-fail=$(grep -c '^FAIL' "$SUMMARY")
-skip=$(grep -c '^SKIP' "$SUMMARY")
-echo
-if ((fail)); then
-	echo "failed:"
-	grep '^FAIL' "$SUMMARY" | sed 's/^FAIL /  /'
-fi
-echo "total time $((SECONDS - T_START))s; logs in $CHECK_DIR"
-if ((skip)); then
-	echo "$pass passed, $fail failed, $skip skipped"
-else
-	echo "$pass passed, $fail failed"
-fi
-((fail == 0))
+	pass=$(grep -c '^PASS' "$SUMMARY")
+	fail=$(grep -c '^FAIL' "$SUMMARY")
+	skip=$(grep -c '^SKIP' "$SUMMARY")
+	echo
+	if ((fail)); then
+		echo "failed:"
+		grep '^FAIL' "$SUMMARY" | sed 's/^FAIL /  /'
+	fi
+	echo "total time $((SECONDS - T_START))s; logs in $CHECK_DIR"
+	if ((skip)); then
+		echo "$pass passed, $fail failed, $skip skipped"
+	else
+		echo "$pass passed, $fail failed"
+	fi
+	((fail == 0))
+}
+
+main "$@"; exit

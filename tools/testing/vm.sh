@@ -24,6 +24,8 @@
 #   TEST_TIMEOUT=600  per-test limit in seconds
 #   VM_TIMEOUT=2400   limit for the whole guest run in seconds
 #   VM_MEM=4G VM_SMP=2  guest size
+#   VM_QEMU_EXTRA="OPT..."  more QEMU options, split on blanks (tools/bench
+#                     uses "-icount shift=5,sleep=off,align=off")
 #   VERBOSE=1         show the whole guest console, not only progress lines
 #   VM_RUN_DIR=DIR    use DIR as the run directory (default: a new one)
 #
@@ -162,7 +164,7 @@ main() {
 	run) [[ $# -gt 0 ]] && TESTS="$*" ;;
 	exec) script=${1:?usage: vm.sh exec SCRIPT} ;;
 	shell) ;;
-	-h|--help|help) sed -n '3,30p' "$0"; exit 0 ;;
+	-h|--help|help) sed -n '3,32p' "$0"; exit 0 ;;
 	*) fatal "unknown command $mode (run, prepare, exec, shell)" ;;
 	esac
 
@@ -198,6 +200,9 @@ main() {
 		-kernel "$GUEST/vmlinuz" -initrd "$INITRD" -append "$append"
 		-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap
 		-virtfs "local,path=$RUN_DIR,mount_tag=share,security_model=none,multidevs=remap")
+	local -a qemu_extra=()
+	read -r -a qemu_extra <<<"${VM_QEMU_EXTRA:-}"
+	qemu+=("${qemu_extra[@]}")
 
 	t0=$SECONDS
 	msg "booting guest ($mode, SRPT=$SRPT), run directory $RUN_DIR"
@@ -224,4 +229,4 @@ main() {
 	summarise "$RUN_DIR/out"
 }
 
-main "$@"
+main "$@"; exit
