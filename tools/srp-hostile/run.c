@@ -1165,6 +1165,31 @@ static int run_step(struct rt *r, char *line)
 		r->cur = c;
 		return 0;
 	}
+	if (!strcmp(tok[0], "credits")) {
+		/* credits want=EXPR [ms=N]: wait until our request limit equals EXPR */
+		struct kvs k;
+		struct evalctx x = { .c = r->cur };
+		uint64_t want = 0, ms = 3000, end;
+
+		kv_init(&k, tok + 1, n - 1);
+		if (!r->cur || kv_num(&k, &x, "want", &want, r->err, sizeof(r->err)) <= 0 ||
+		    kv_num(&k, &x, "ms", &ms, r->err, sizeof(r->err)) < 0 ||
+		    kv_unused(&k, r->err, sizeof(r->err))) {
+			if (!r->err[0])
+				rt_fail(r, "credits: want= missing or no connection");
+			return -1;
+		}
+		end = now_ms() + ms;
+		while (r->cur->req_lim != (int64_t)want && now_ms() < end)
+			pump(1);
+		if (r->cur->req_lim != (int64_t)want) {
+			rt_fail(r, "request limit is %lld after %llu ms, expected %llu (credits %s)",
+				(long long)r->cur->req_lim, (unsigned long long)ms, (unsigned long long)want,
+				r->cur->req_lim < (int64_t)want ? "not returned" : "over-returned");
+			return -1;
+		}
+		return 0;
+	}
 	if (!strcmp(tok[0], "unreg")) {
 		struct conn *c = rt_conn(r, n > 1 ? tok[1] : NULL);
 

@@ -14,9 +14,10 @@
 # the stock module's failures is printed at the end of the log.
 #
 # Environment (vm.sh passes SRPT_TEST_* into the guest):
-#   SRPT_TEST_HOSTILE_CASES="glob ..."  run only these cases
-#   SRPT_TEST_HOSTILE_ARGS="-v"         more srp-hostile options ("-F" runs
-#                                       the stock crashers too)
+#   SRPT_TEST_HOSTILE_CASES=glob,glob   run only these cases
+#   SRPT_TEST_HOSTILE_ARGS=-v,-F        more srp-hostile options, comma
+#                                       separated (-v verbose, -vv also kernel
+#                                       log lines, -F run the stock crashers)
 #   SRPT_TEST_HOSTILE_FILE=NAME         another case table in tools/srp-hostile
 
 set -euo pipefail
@@ -68,9 +69,11 @@ args=(-d "$IPV4" -s "$IPV4" -p "$SRP_LOGIN_PORT" -g "$guid" -i "0x$INIT_ID"
 	-m "$(cat /sys/module/ib_srpt/parameters/srp_max_req_size)" -o "${SUBRESULTS:-/dev/null}")
 [[ $SRPT == stock ]] && args+=(-S)
 # shellcheck disable=SC2206
-[[ -n ${SRPT_TEST_HOSTILE_ARGS:-} ]] && args+=($SRPT_TEST_HOSTILE_ARGS)
+extra=${SRPT_TEST_HOSTILE_ARGS:-}
+args+=(${extra//,/ })
+sel=${SRPT_TEST_HOSTILE_CASES:-}
 # shellcheck disable=SC2206
-cases=(${SRPT_TEST_HOSTILE_CASES:-})
+cases=(${sel//,/ })
 rc=0
 "$build/srp-hostile" "${args[@]}" "$HOSTILE_DIR/${SRPT_TEST_HOSTILE_FILE:-cases.txt}" "${cases[@]}" || rc=$?
 rm -rf "$build"
