@@ -57,11 +57,14 @@ deb_version() {
 	dpkg-query -W -f='${Version}' "$1" 2>/dev/null
 }
 
-# apt_download PKG=VER DIR: fetch a .deb without installing it.
+# apt_download PKG=VER DIR: fetch a .deb without installing it (with an
+# apt-get update and a second try when the package lists are stale).
 apt_download() {
 	local spec=$1 dir=$2
 	mkdir -p "$dir"
 	chmod 777 "$dir"	# apt drops privileges to _apt for downloads
+	(cd "$dir" && apt-get download -q "$spec") >&2 && return
+	apt-get update -q >&2 || return
 	(cd "$dir" && apt-get download -q "$spec") >&2
 }
 
