@@ -367,8 +367,8 @@ struct srpt_desc_info {
  * @desc_cnt: descriptors the command says are in the IU
  * @info: result
  *
- * Only tables that lie inside the IU are supported; a table that would have
- * to be fetched from the initiator is rejected.
+ * Only tables that lie wholly inside the IU are supported; a table that
+ * would have to be fetched from the initiator, even in part, is rejected.
  *
  * Return: 0 or -EINVAL.
  */
@@ -386,7 +386,8 @@ static int srpt_parse_indirect(const struct srp_cmd *cmd, u32 byte_len,
 	if (tbl_len == 0 || tbl_len % sizeof(struct srp_direct_buf))
 		return -EINVAL;
 	count = tbl_len / sizeof(struct srp_direct_buf);
-	if (desc_cnt == 0 || desc_cnt > count)
+	/* Fewer descriptors in the IU than in the table: external table. */
+	if (desc_cnt == 0 || desc_cnt != count)
 		return -EINVAL;
 	if ((u64)off + sizeof(*ib) + (u64)desc_cnt * sizeof(ib->desc_list[0]) >
 	    byte_len)
@@ -821,6 +822,11 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 	ioctx->rw_ctxs = NULL;
 	ioctx->n_rw_ctx = 0;
 	ioctx->n_rdma = 0;
+	ioctx->data_sg = NULL;
+	ioctx->data_nents = 0;
+	ioctx->slices = NULL;
+	ioctx->descs = NULL;
+	ioctx->n_descs = 0;
 	ioctx->bounce_sg = NULL;
 	ioctx->bounce_nents = 0;
 	ioctx->sq_wr_needed = 0;
@@ -2511,6 +2517,8 @@ static enum dma_data_direction srpt_rdma_dir(struct srpt_send_ioctx *ioctx)
  * srpt_free_rw_ctxs() - release the remote-buffer contexts of a command
  * @ch: RDMA channel
  * @ioctx: send context
+ *
+ * The local data buffer stays; see srpt_free_cmd_bufs().
  */
 static void srpt_free_rw_ctxs(struct srpt_rdma_ch *ch,
 			      struct srpt_send_ioctx *ioctx)
@@ -2522,75 +2530,110 @@ static void srpt_free_rw_ctxs(struct srpt_rdma_ch *ch,
 
 		rdma_rw_ctx_destroy(&ctx->rw, ch->qp, ch->sport->port, ctx->sg,
 				    ctx->nents, srpt_rdma_dir(ioctx));
-		target_free_sgl(ctx->sg, ctx->nents);
 	}
 	if (ioctx->rw_ctxs != &ioctx->s_rw_ctx)
 		kfree(ioctx->rw_ctxs);
+	kfree(ioctx->slices);
+	ioctx->slices = NULL;
 	ioctx->rw_ctxs = NULL;
 	ioctx->n_rw_ctx = 0;
 	ioctx->n_rdma = 0;
 }
 
 /**
- * srpt_alloc_rw_ctxs() - allocate local buffers for remote descriptors
+ * srpt_slice_sg() - describe a byte range of the data buffer
+ * @data_sg: the data buffer, one full page per entry but the last
+ * @off: start of the range
+ * @len: length of the range, > 0
+ * @out: scatterlist to fill; it needs room for the pages the range touches
+ *
+ * Lets each remote descriptor map exactly its part of one contiguous local
+ * buffer, so that LIO and the backstore see whole pages whatever lengths
+ * the initiator's descriptors have.
+ *
+ * Return: number of entries written to @out.
+ */
+static unsigned int srpt_slice_sg(struct scatterlist *data_sg, u64 off,
+				  u32 len, struct scatterlist *out)
+{
+	unsigned int n = DIV_ROUND_UP(offset_in_page(off) + len, PAGE_SIZE);
+	struct scatterlist *sg = &data_sg[off >> PAGE_SHIFT];
+	u32 poff = offset_in_page(off);
+	unsigned int j;
+
+	sg_init_table(out, n);
+	for (j = 0; j < n; j++, sg++) {
+		u32 take = min_t(u32, PAGE_SIZE - poff, len);
+
+		sg_set_page(&out[j], sg_page(sg), take, poff);
+		len -= take;
+		poff = 0;
+	}
+	return n;
+}
+
+/**
+ * srpt_init_rw_ctxs() - prepare the RDMA transfers of a command
  * @ch: RDMA channel
- * @ioctx: send context, with @dir set
- * @db: remote buffer descriptors
- * @nbufs: number of descriptors
- * @sg: result: local scatterlist, the sections chained together
- * @sg_cnt: result: number of entries in @sg
+ * @ioctx: send context with its data buffer and descriptors
+ * @limit: bytes to transfer; for data-in, what LIO produced
+ *
+ * Remote descriptors are served in order until @limit bytes are covered.
  *
  * Return: 0 or a negative error code.
  */
-static int srpt_alloc_rw_ctxs(struct srpt_rdma_ch *ch,
-			      struct srpt_send_ioctx *ioctx,
-			      const struct srp_direct_buf *db, u32 nbufs,
-			      struct scatterlist **sg, unsigned int *sg_cnt)
+static int srpt_init_rw_ctxs(struct srpt_rdma_ch *ch,
+			     struct srpt_send_ioctx *ioctx, u64 limit)
 {
-	struct scatterlist *prev = NULL;
-	unsigned int prev_nents = 0;
+	const struct srp_direct_buf *db = ioctx->descs;
+	bool whole = ioctx->n_descs == 1 && limit >= ioctx->data_len;
+	struct scatterlist *slice;
+	u64 off = 0;
 	u32 i;
 	int ret;
 
-	if (nbufs == 1)
+	if (ioctx->n_descs == 1)
 		ioctx->rw_ctxs = &ioctx->s_rw_ctx;
 	else
-		ioctx->rw_ctxs = kmalloc_array(nbufs, sizeof(*ioctx->rw_ctxs),
+		ioctx->rw_ctxs = kmalloc_array(ioctx->n_descs,
+					       sizeof(*ioctx->rw_ctxs),
 					       GFP_KERNEL);
-	if (!ioctx->rw_ctxs)
-		return -ENOMEM;
-
-	for (i = 0; i < nbufs; i++) {
+	if (!whole)
+		ioctx->slices = kmalloc_array(ioctx->data_nents +
+					      ioctx->n_descs,
+					      sizeof(*ioctx->slices),
+					      GFP_KERNEL);
+	if (!ioctx->rw_ctxs || (!whole && !ioctx->slices)) {
+		ret = -ENOMEM;
+		goto unwind;
+	}
+	slice = ioctx->slices;
+	for (i = 0; i < ioctx->n_descs && off < limit; i++) {
 		struct srpt_rw_ctx *ctx = &ioctx->rw_ctxs[ioctx->n_rw_ctx];
-		u32 size = be32_to_cpu(db[i].len);
+		u32 len = min_t(u64, be32_to_cpu(db[i].len), limit - off);
 
-		if (!size)
+		if (!len)
 			continue;
-		ret = target_alloc_sgl(&ctx->sg, &ctx->nents, size, false,
-				       i < nbufs - 1);
-		if (ret)
-			goto unwind;
+		if (whole) {
+			ctx->sg = ioctx->data_sg;
+			ctx->nents = ioctx->data_nents;
+		} else {
+			ctx->sg = slice;
+			ctx->nents = srpt_slice_sg(ioctx->data_sg, off, len,
+						   slice);
+			slice += ctx->nents;
+		}
 		ret = rdma_rw_ctx_init(&ctx->rw, ch->qp, ch->sport->port,
 				       ctx->sg, ctx->nents, 0,
 				       be64_to_cpu(db[i].va),
 				       be32_to_cpu(db[i].key),
 				       srpt_rdma_dir(ioctx));
-		if (ret < 0) {
-			target_free_sgl(ctx->sg, ctx->nents);
+		if (ret < 0)
 			goto unwind;
-		}
 		ioctx->n_rdma += ret;
 		ioctx->n_rw_ctx++;
-		if (prev)
-			sg_chain(prev, prev_nents + 1, ctx->sg);
-		else
-			*sg = ctx->sg;
-		prev = ctx->sg;
-		prev_nents = ctx->nents;
-		*sg_cnt += ctx->nents;
+		off += len;
 	}
-	if (prev)
-		sg_mark_end(&prev[prev_nents - 1]);
 	/* The response needs one more slot; more than the queue holds never fits. */
 	if (ioctx->n_rdma + 1 > ch->sq_size) {
 		ret = -EINVAL;
@@ -2600,9 +2643,37 @@ static int srpt_alloc_rw_ctxs(struct srpt_rdma_ch *ch,
 
 unwind:
 	srpt_free_rw_ctxs(ch, ioctx);
-	*sg = NULL;
-	*sg_cnt = 0;
 	return ret;
+}
+
+/**
+ * srpt_alloc_data_buf() - allocate the local buffer of a command
+ * @ioctx: send context
+ * @info: parsed direct or indirect descriptors
+ *
+ * The descriptors are copied, since the receive buffer they came in goes
+ * back to the initiator before the transfer happens.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int srpt_alloc_data_buf(struct srpt_send_ioctx *ioctx,
+			       const struct srpt_desc_info *info)
+{
+	if (info->nbufs == 1) {
+		ioctx->s_desc = info->bufs[0];
+		ioctx->descs = &ioctx->s_desc;
+	} else {
+		ioctx->descs = kmemdup(info->bufs,
+				       info->nbufs * sizeof(info->bufs[0]),
+				       GFP_KERNEL);
+		if (!ioctx->descs)
+			return -ENOMEM;
+	}
+	ioctx->n_descs = info->nbufs;
+	if (!info->data_len)
+		return 0;
+	return target_alloc_sgl(&ioctx->data_sg, &ioctx->data_nents,
+				info->data_len, false, false);
 }
 
 /**
@@ -2689,8 +2760,13 @@ static int srpt_get_desc_tbl(struct srpt_recv_ioctx *recv_ioctx,
 		break;
 	case SRP_DATA_DESC_DIRECT:
 	case SRP_DATA_DESC_INDIRECT:
-		ret = srpt_alloc_rw_ctxs(ioctx->ch, ioctx, info.bufs,
-					 info.nbufs, sg, sg_cnt);
+		ioctx->data_len = info.data_len;
+		ret = srpt_alloc_data_buf(ioctx, &info);
+		/* Data-in transfers are prepared when LIO has the data. */
+		if (!ret && info.dir == DMA_TO_DEVICE)
+			ret = srpt_init_rw_ctxs(ioctx->ch, ioctx, info.data_len);
+		*sg = ioctx->data_sg;
+		*sg_cnt = ioctx->data_nents;
 		break;
 	default:
 		ret = 0;
@@ -2725,6 +2801,15 @@ static void srpt_release_recv_held(struct srpt_send_ioctx *ioctx)
 static void srpt_free_cmd_bufs(struct srpt_send_ioctx *ioctx)
 {
 	srpt_free_rw_ctxs(ioctx->ch, ioctx);
+	if (ioctx->data_sg) {
+		target_free_sgl(ioctx->data_sg, ioctx->data_nents);
+		ioctx->data_sg = NULL;
+		ioctx->data_nents = 0;
+	}
+	if (ioctx->descs != &ioctx->s_desc)
+		kfree(ioctx->descs);
+	ioctx->descs = NULL;
+	ioctx->n_descs = 0;
 	if (ioctx->bounce_sg) {
 		target_free_sgl(ioctx->bounce_sg, ioctx->bounce_nents);
 		ioctx->bounce_sg = NULL;
@@ -2796,6 +2881,60 @@ static void srpt_cmd_fail_early(struct srpt_send_ioctx *ioctx,
 }
 
 /**
+ * srpt_cdb_dir_conflict() - check a CDB against the data direction
+ * @cdb: the CDB
+ * @dir: direction of the data descriptors
+ *
+ * A command that moves data to the medium must come with a data-out buffer
+ * and one that returns data with a data-in buffer; otherwise a WRITE could
+ * store uninitialised pages, or a READ overwrite the initiator's buffer.
+ * Commands not listed here are left to LIO.
+ *
+ * Return: true when the descriptors contradict the CDB.
+ */
+static bool srpt_cdb_dir_conflict(const u8 *cdb, enum dma_data_direction dir)
+{
+	switch (cdb[0]) {
+	case WRITE_6:
+	case WRITE_10:
+	case WRITE_12:
+	case WRITE_16:
+	case WRITE_VERIFY:
+	case WRITE_VERIFY_12:
+	case WRITE_VERIFY_16:
+	case WRITE_SAME:
+	case WRITE_SAME_16:
+	case COMPARE_AND_WRITE:
+	case UNMAP:
+	case MODE_SELECT:
+	case MODE_SELECT_10:
+	case WRITE_BUFFER:
+	case PERSISTENT_RESERVE_OUT:
+	case EXTENDED_COPY:
+		return dir == DMA_FROM_DEVICE;
+	case READ_6:
+	case READ_10:
+	case READ_12:
+	case READ_16:
+	case INQUIRY:
+	case MODE_SENSE:
+	case MODE_SENSE_10:
+	case READ_CAPACITY:
+	case SERVICE_ACTION_IN_16:
+	case REPORT_LUNS:
+	case REQUEST_SENSE:
+	case LOG_SENSE:
+	case READ_BUFFER:
+	case PERSISTENT_RESERVE_IN:
+	case MAINTENANCE_IN:
+	case RECEIVE_COPY_RESULTS:
+		return dir == DMA_TO_DEVICE;
+	default:
+		return false;
+	}
+}
+
+/**
  * srpt_handle_cmd() - process an SRP_CMD information unit
  * @ch: SRPT RDMA channel
  * @recv_ioctx: receive I/O context holding the IU
@@ -2836,6 +2975,10 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 			 ch->sess_name, srp_cmd->tag, ret);
 		reason = ret == -ENOMEM ? TCM_OUT_OF_RESOURCES :
 			TCM_INVALID_FIELD_IN_COMMAND_IU;
+	} else if (srpt_cdb_dir_conflict(srp_cmd->cdb, dir)) {
+		pr_debug("%s: tag %#llx: opcode %#x with the wrong direction\n",
+			 ch->sess_name, srp_cmd->tag, srp_cmd->cdb[0]);
+		reason = TCM_INVALID_FIELD_IN_COMMAND_IU;
 	}
 
 	send_ioctx->cmd.tag = srp_cmd->tag;
@@ -3337,6 +3480,31 @@ static u8 srpt_tmr_rsp_code(u8 response)
 }
 
 /**
+ * srpt_prepare_data_in() - prepare the RDMA WRITEs of read data
+ * @ch: RDMA channel
+ * @ioctx: send context of a read
+ *
+ * Only the bytes LIO produced are sent: never page contents past them. If
+ * the transfer cannot be prepared, the response reports all data as
+ * residual.
+ */
+static void srpt_prepare_data_in(struct srpt_rdma_ch *ch,
+				 struct srpt_send_ioctx *ioctx)
+{
+	struct se_cmd *cmd = &ioctx->cmd;
+	int ret;
+
+	ret = srpt_init_rw_ctxs(ch, ioctx, cmd->data_length);
+	if (!ret)
+		return;
+	pr_warn("%s: tag %#llx: no RDMA transfer for %u bytes (%d)\n",
+		ch->sess_name, ioctx->tag, cmd->data_length, ret);
+	cmd->se_cmd_flags |= SCF_UNDERFLOW_BIT;
+	cmd->se_cmd_flags &= ~SCF_OVERFLOW_BIT;
+	cmd->residual_count = cmd->data_length;
+}
+
+/**
  * srpt_queue_response() - transmit the response to a SCSI command or TMF
  * @cmd: SCSI target command
  *
@@ -3370,19 +3538,13 @@ static void srpt_queue_response(struct se_cmd *cmd)
 		ioctx->rsp_len = srpt_build_tskmgmt_rsp(ch, ioctx, code,
 							ioctx->tag);
 	} else {
-		ioctx->rsp_len = srpt_build_cmd_rsp(ch, ioctx, ioctx->tag,
-						    cmd->scsi_status);
-		if (!ioctx->status_only && ioctx->n_rw_ctx &&
-		    cmd->data_direction == DMA_FROM_DEVICE) {
-			/* Never send stale page contents past the data. */
-			if (cmd->data_length < ioctx->data_len)
-				sg_zero_buffer(ioctx->rw_ctxs[0].sg,
-					       cmd->t_data_nents,
-					       ioctx->data_len -
-					       cmd->data_length,
-					       cmd->data_length);
+		if (!ioctx->status_only && cmd->data_direction ==
+		    DMA_FROM_DEVICE && ioctx->n_descs && cmd->data_length) {
+			srpt_prepare_data_in(ch, ioctx);
 			n += ioctx->n_rdma;
 		}
+		ioctx->rsp_len = srpt_build_cmd_rsp(ch, ioctx, ioctx->tag,
+						    cmd->scsi_status);
 	}
 	ioctx->sq_wr_held = n;
 

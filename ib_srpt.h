@@ -235,7 +235,7 @@ struct srpt_recv_ioctx {
 /**
  * struct srpt_rw_ctx - one remote buffer of a command
  * @rw: rdma_rw context
- * @sg: local scatterlist section that maps to the remote buffer
+ * @sg: the part of the local buffer that maps to the remote buffer
  * @nents: entries in @sg
  */
 struct srpt_rw_ctx {
@@ -256,6 +256,12 @@ struct srpt_rw_ctx {
  * @s_rw_ctx: the one remote-buffer context used for direct descriptors
  * @rw_ctxs: remote-buffer contexts, @s_rw_ctx or an allocated array
  * @n_rw_ctx: number of entries in @rw_ctxs
+ * @data_sg: the local data buffer, whole pages, handed to LIO
+ * @data_nents: entries in @data_sg
+ * @slices: per-descriptor views into @data_sg, or NULL
+ * @descs: copy of the remote buffer descriptors
+ * @n_descs: entries in @descs
+ * @s_desc: storage for @descs when there is one descriptor
  * @n_rdma: send-queue slots held for RDMA work requests
  * @rdma_cqe: completion entry of the last RDMA READ
  * @imm_sg: scatterlist for immediate data
@@ -283,6 +289,12 @@ struct srpt_send_ioctx {
 	struct srpt_rw_ctx s_rw_ctx;
 	struct srpt_rw_ctx *rw_ctxs;
 	unsigned int n_rw_ctx;
+	struct scatterlist *data_sg;
+	unsigned int data_nents;
+	struct scatterlist *slices;
+	struct srp_direct_buf *descs;
+	u32 n_descs;
+	struct srp_direct_buf s_desc;
 	unsigned int n_rdma;
 	struct ib_cqe rdma_cqe;
 	struct scatterlist imm_sg;

@@ -1669,17 +1669,65 @@ static void srpt_test_cmd_indirect_count_exceeds_table(struct kunit *test)
 
 static void srpt_test_cmd_indirect_count_below_table(struct kunit *test)
 {
-	/* Table of three, two of them in use: the count decides. */
+	/*
+	 * Table of three, two of them in the IU: the third would have to be
+	 * fetched from the initiator (a partly external table), which is not
+	 * supported.
+	 */
 	struct cmd_image *img = indirect_cmd(test, false, 3, 4096);
 	struct srp_cmd *cmd = (void *)img->buf;
 	struct srpt_desc_info info;
 
 	put_ind_hdr(img, CMD_HDR, 3 * DESC, 2 * 4096);
 	cmd->data_in_desc_cnt = 2;
-	KUNIT_ASSERT_EQ(test, parse(test, img, CMD_HDR + IND_HDR + 2 * DESC, 0,
-				    &info, NULL), 0);
-	KUNIT_EXPECT_EQ(test, info.nbufs, 2);
-	KUNIT_EXPECT_EQ(test, info.data_len, 8192);
+	KUNIT_EXPECT_EQ(test, parse(test, img, CMD_HDR + IND_HDR + 2 * DESC, 0,
+				    &info, NULL), -EINVAL);
+}
+
+static void srpt_test_cdb_dir_conflict(struct kunit *test)
+{
+	u8 cdb[16] = { WRITE_10 };
+
+	/* A WRITE with a data-in buffer would store uninitialised pages. */
+	KUNIT_EXPECT_TRUE(test, srpt_cdb_dir_conflict(cdb, DMA_FROM_DEVICE));
+	KUNIT_EXPECT_FALSE(test, srpt_cdb_dir_conflict(cdb, DMA_TO_DEVICE));
+	KUNIT_EXPECT_FALSE(test, srpt_cdb_dir_conflict(cdb, DMA_NONE));
+	cdb[0] = READ_16;
+	KUNIT_EXPECT_TRUE(test, srpt_cdb_dir_conflict(cdb, DMA_TO_DEVICE));
+	KUNIT_EXPECT_FALSE(test, srpt_cdb_dir_conflict(cdb, DMA_FROM_DEVICE));
+	cdb[0] = TEST_UNIT_READY;
+	KUNIT_EXPECT_FALSE(test, srpt_cdb_dir_conflict(cdb, DMA_TO_DEVICE));
+	KUNIT_EXPECT_FALSE(test, srpt_cdb_dir_conflict(cdb, DMA_FROM_DEVICE));
+}
+
+static void srpt_test_slice_sg(struct kunit *test)
+{
+	struct scatterlist *data, out[3];
+	unsigned int nents, n;
+
+	KUNIT_ASSERT_EQ(test, target_alloc_sgl(&data, &nents, 3 * PAGE_SIZE,
+					       false, false), 0);
+	/* An odd range inside one page. */
+	n = srpt_slice_sg(data, 17, 330, out);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	KUNIT_EXPECT_PTR_EQ(test, sg_page(&out[0]), sg_page(&data[0]));
+	KUNIT_EXPECT_EQ(test, out[0].offset, 17);
+	KUNIT_EXPECT_EQ(test, out[0].length, 330);
+	KUNIT_EXPECT_TRUE(test, sg_is_last(&out[0]));
+	/* A range across a page boundary. */
+	n = srpt_slice_sg(data, PAGE_SIZE - 10, 20, out);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, out[0].offset, PAGE_SIZE - 10);
+	KUNIT_EXPECT_EQ(test, out[0].length, 10);
+	KUNIT_EXPECT_PTR_EQ(test, sg_page(&out[1]), sg_page(&data[1]));
+	KUNIT_EXPECT_EQ(test, out[1].offset, 0);
+	KUNIT_EXPECT_EQ(test, out[1].length, 10);
+	/* The last whole page. */
+	n = srpt_slice_sg(data, 2 * PAGE_SIZE, PAGE_SIZE, out);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	KUNIT_EXPECT_PTR_EQ(test, sg_page(&out[0]), sg_page(&data[2]));
+	KUNIT_EXPECT_EQ(test, out[0].length, PAGE_SIZE);
+	target_free_sgl(data, nents);
 }
 
 static void srpt_test_cmd_indirect_wrong_direction_count(struct kunit *test)
@@ -2183,6 +2231,8 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_cmd_indirect_count_exceeds_table),
 	KUNIT_CASE(srpt_test_cmd_indirect_count_below_table),
 	KUNIT_CASE(srpt_test_cmd_indirect_wrong_direction_count),
+	KUNIT_CASE(srpt_test_cdb_dir_conflict),
+	KUNIT_CASE(srpt_test_slice_sg),
 	KUNIT_CASE(srpt_test_cmd_indirect_len_mismatch),
 	KUNIT_CASE(srpt_test_cmd_indirect_sum_overflow),
 	KUNIT_CASE(srpt_test_cmd_indirect_huge_sum),
