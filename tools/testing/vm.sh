@@ -139,8 +139,17 @@ prepare() {
 
 # Summarise out/results.txt; mark tests the guest never reported as failed.
 summarise() {
-	local out=$1 pass fail skip
+	local out=$1 pass fail skip t
 	if [[ ! -f $out/DONE ]]; then
+		# Tests that never reported count as failed.
+		local unreported=""
+		if [[ -f $out/planned.txt ]]; then
+			while read -r t; do
+				grep -Eq "^(PASS|FAIL|SKIP) $t(:|\$)" "$out/results.txt" 2>/dev/null ||
+					unreported+="FAIL $t: did not finish (guest crash or VM_TIMEOUT)"$'\n'
+			done <"$out/planned.txt"
+		fi
+		printf '%s' "$unreported" >>"$out/results.txt"
 		echo "FAIL vm: the guest did not finish (crash or timeout); see $RUN_DIR/console.log" \
 			>>"$out/results.txt"
 	fi

@@ -12,6 +12,7 @@
 #   <test>.log        the test's stdout and stderr
 #   <test>.dmesg      kernel messages printed while the test ran
 #   dmesg.log         the whole kernel log
+#   planned.txt       the tests selected, in order
 #   DONE              written last; its absence means the guest died
 
 set -uo pipefail
@@ -139,6 +140,9 @@ run_tests() {
 	local t name log sub dm start end rc verdict reason line stuck=0
 	local -a tests
 	mapfile -t tests < <(select_tests)
+	for t in "${tests[@]}"; do
+		basename "$t" .sh
+	done >"$OUT/planned.txt"
 	say "running ${#tests[@]} test(s) against the ${SRPT} ib_srpt"
 	for t in "${tests[@]}"; do
 		name=$(basename "$t" .sh)
