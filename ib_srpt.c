@@ -1501,7 +1501,7 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
 	init.cap.max_send_wr = ch->sq_size;
 	init.cap.max_rdma_ctxs = ch->rq_size;
 	init.cap.max_send_sge = min_t(u32, sdev->device->attrs.max_send_sge,
-				      32);
+				      SRPT_MAX_SEND_SGE);
 	init.cap.max_recv_sge = 1;
 	if (ch->use_srq)
 		init.srq = sdev->srq;
@@ -1563,6 +1563,8 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 			break;
 		ib_cq_pool_put(ch->cq, ch->cq_size);
 		ch->cq = NULL;
+		pr_info("%s: creating a QP with %u send WRs failed (%d)\n",
+			ch->sess_name, ch->sq_size, ret);
 		if (ch->sq_size <= 2 * SRPT_MIN_SQ_SIZE)
 			return ret;
 		ch->sq_size /= 2;
@@ -2881,18 +2883,14 @@ static void srpt_cmd_fail_early(struct srpt_send_ioctx *ioctx,
 }
 
 /**
- * srpt_cdb_dir_conflict() - check a CDB against the data direction
+ * srpt_cdb_data_dir() - data direction a CDB implies
  * @cdb: the CDB
- * @dir: direction of the data descriptors
  *
- * A command that moves data to the medium must come with a data-out buffer
- * and one that returns data with a data-in buffer; otherwise a WRITE could
- * store uninitialised pages, or a READ overwrite the initiator's buffer.
- * Commands not listed here are left to LIO.
- *
- * Return: true when the descriptors contradict the CDB.
+ * Return: DMA_TO_DEVICE for commands that carry data to the target,
+ * DMA_FROM_DEVICE for commands that return data, DMA_NONE for commands
+ * without data or not listed here (LIO judges those).
  */
-static bool srpt_cdb_dir_conflict(const u8 *cdb, enum dma_data_direction dir)
+static enum dma_data_direction srpt_cdb_data_dir(const u8 *cdb)
 {
 	switch (cdb[0]) {
 	case WRITE_6:
@@ -2911,7 +2909,7 @@ static bool srpt_cdb_dir_conflict(const u8 *cdb, enum dma_data_direction dir)
 	case WRITE_BUFFER:
 	case PERSISTENT_RESERVE_OUT:
 	case EXTENDED_COPY:
-		return dir == DMA_FROM_DEVICE;
+		return DMA_TO_DEVICE;
 	case READ_6:
 	case READ_10:
 	case READ_12:
@@ -2928,10 +2926,38 @@ static bool srpt_cdb_dir_conflict(const u8 *cdb, enum dma_data_direction dir)
 	case PERSISTENT_RESERVE_IN:
 	case MAINTENANCE_IN:
 	case RECEIVE_COPY_RESULTS:
-		return dir == DMA_TO_DEVICE;
+		return DMA_FROM_DEVICE;
 	default:
-		return false;
+		return DMA_NONE;
 	}
+}
+
+/**
+ * srpt_cdb_dir_conflict() - check a CDB against the data direction
+ * @cdb: the CDB
+ * @dir: direction of the data descriptors
+ *
+ * A command that moves data to the medium must come with a data-out buffer
+ * and one that returns data with a data-in buffer; otherwise a WRITE could
+ * store uninitialised pages, or a READ overwrite the initiator's buffer.
+ *
+ * Return: true when the descriptors point the other way than the CDB.
+ */
+static bool srpt_cdb_dir_conflict(const u8 *cdb, enum dma_data_direction dir)
+{
+	enum dma_data_direction want = srpt_cdb_data_dir(cdb);
+
+	return want != DMA_NONE && dir != DMA_NONE && dir != want;
+}
+
+/**
+ * srpt_fail_cmd() - fail a command LIO has parsed but not started
+ * @ioctx: send context
+ * @reason: sense to report
+ */
+static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx, sense_reason_t reason)
+{
+	transport_generic_request_failure(&ioctx->cmd, reason);
 }
 
 /**
@@ -3003,6 +3029,13 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 	if (target_submit_prep(&send_ioctx->cmd, srp_cmd->cdb, sg, sg_cnt,
 			       NULL, 0, NULL, 0, GFP_KERNEL))
 		return;
+	/* The CDB asks for data but no buffer came with it. */
+	if (dir == DMA_NONE &&
+	    (send_ioctx->cmd.se_cmd_flags & SCF_OVERFLOW_BIT) &&
+	    srpt_cdb_data_dir(srp_cmd->cdb) != DMA_NONE) {
+		srpt_fail_cmd(send_ioctx, TCM_INVALID_FIELD_IN_COMMAND_IU);
+		return;
+	}
 	target_submit(&send_ioctx->cmd);
 }
 

@@ -176,6 +176,7 @@ enum {
 	SRPT_DEF_SQ_SIZE		= 4096,
 	SRPT_MAX_SQ_SIZE		= 65535,
 	SRPT_RDMA_READ_DEPTH		= 16,	/* responder resources offered */
+	SRPT_MAX_SEND_SGE		= 16,
 	SRPT_MIN_IMM_DATA_OFFSET	= sizeof(struct srp_cmd),
 	SRPT_IMM_ALIGN			= 512,
 	SRPT_CRED_REQ_THRESHOLD		= 16,	/* unreported credits that trigger SRP_CRED_REQ */
