@@ -43,8 +43,9 @@ say() { console "@@ $*"; }
 poweroff_now() {
 	sync
 	echo o >/proc/sysrq-trigger
-	sleep 10
-	/bin/busybox poweroff -f
+	# The power-off tears the 9p root down: programs may no longer start.
+	sleep 10 2>/dev/null
+	/bin/busybox poweroff -f 2>/dev/null
 }
 
 # The initramfs mounted /dev/pts, /run, /tmp etc.; only sysctls are left.
