@@ -732,9 +732,17 @@ static int step_send(struct rt *r, char **tok, int n)
 			return -1;
 		if (i == 0 && kv_unused(&k, r->err, sizeof(r->err)))
 			return -1;
-		if (nocredit)
-			while (c->req_lim <= 0 && conn_alive(c))
+		if (nocredit) {
+			uint64_t end = now_ms() + tmo;
+
+			while (c->req_lim <= 0 && conn_alive(c) && now_ms() < end)
 				pump(1);
+			if (c->req_lim <= 0 && conn_alive(c)) {
+				rt_fail(r, "send %s #%d: timeout: no credit returned within %llu ms (request limit %lld)",
+					kind, i + 1, (unsigned long long)tmo, (long long)c->req_lim);
+				return -1;
+			}
+		}
 		c->last_tag = t;
 		if (track)
 			tag_add(c, t);
