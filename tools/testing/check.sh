@@ -150,6 +150,12 @@ man_pages() {
 	tools/testing/check-man.sh build/man tools/testing/documented-functions.txt
 }
 
+# The admin guide builds as reStructuredText without warnings and lists
+# every kernel message of the driver.
+doc_check() {
+	tools/testing/check-doc.sh Documentation/ib_srpt.rst
+}
+
 shellcheck_scripts() {
 	command -v shellcheck >/dev/null || { echo "shellcheck is not installed"; return 77; }
 	local -a files
@@ -265,6 +271,7 @@ main() {
 	want_stage checkpatch && stage checkpatch checkpatch
 	want_stage kernel-doc && stage kernel-doc kerneldoc
 	want_stage man && stage man man_pages
+	want_stage doc && stage doc doc_check
 	want_stage scripts && stage scripts shellcheck_scripts
 	want_stage in-tree && stage in-tree in_tree
 	want_stage kunit && stage -s "$KUNIT_SUB" kunit kunit
