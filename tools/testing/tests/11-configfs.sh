@@ -1,0 +1,235 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# configfs fabric (issue 3, test 2): the fabric root holds version and
+# discovery_auth only; target ports (WWNs) by both names of the port (GUID
+# form and 0x + 32 hex digits of the GID), every other name refused with
+# EINVAL; TPGs named like the port and tpgt_1 (tag 1); the WWN reports the
+# name it was made with (ours only: the stock module always reports the GID
+# form); the four attrib/ entries with defaults and ranges; ACL names in
+# every accepted form, bad ones refused; discovery_auth/rdma_cm_port moves
+# the RDMA/CM listener (login works on the new port, fails on the old one).
+
+# shellcheck disable=SC2317 # the case functions run through sub_case
+set -euo pipefail
+# shellcheck source=tools/testing/lib.sh
+. "$(dirname "$0")/../lib.sh"
+# shellcheck source=tools/testing/lib-cp.sh
+. "$(dirname "$0")/../lib-cp.sh"
+
+# flip_last NAME: NAME with its last hex digit changed.
+flip_last() {
+	local n=$1 c=${1: -1}
+	[[ $c == 0 ]] && c=1 || c=0
+	echo "${n:0:${#n}-1}$c"
+}
+
+case_fabric_root() {
+	local d dirs
+	[[ -f $SRPT_CFS/version && -r $SRPT_CFS/version ]] || { echo "no readable version" >&2; return 1; }
+	cp_read "$SRPT_CFS/version"
+	log "version: '$CP_VAL'"
+	cp_write_err "$SRPT_CFS/version" 1
+	[[ $CP_ERR != ok ]] || { echo "version is writable" >&2; return 1; }
+	[[ -f $SRPT_CFS/discovery_auth/rdma_cm_port ]] || { echo "no discovery_auth/rdma_cm_port" >&2; return 1; }
+	dirs=$(find "$SRPT_CFS" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | tr '\n' ' ')
+	log "fabric root: $(ls -A "$SRPT_CFS" | tr '\n' ' ')"
+	[[ $dirs == "discovery_auth " ]] || { echo "directories at the fabric root: $dirs" >&2; return 1; }
+	for d in "$SRPT_CFS"/*; do
+		[[ -d $d || $(basename "$d") == version ]] ||
+			log "note: other entry at the fabric root: $(basename "$d")"
+	done
+}
+
+# wwn_ok NAME: mkdir and rmdir of WWN NAME work.
+wwn_ok() {
+	cp_mkdir_err "$SRPT_CFS/$1"
+	[[ $CP_ERR == ok ]] || { echo "mkdir $1: $CP_ERR" >&2; return 1; }
+	rmdir "$SRPT_CFS/$1"
+	log "WWN $1 accepted"
+}
+
+case_wwn_bad_names() {
+	local n bad=0
+	for n in "$(flip_last "$WWN_GUID")" "$(flip_last "$WWN_GID")" not-a-port \
+		"${WWN_GID:0:33}" "${WWN_GID#0x}" "0x0${WWN_GID#0x}" "${WWN_GUID//:/}"; do
+		cp_mkdir_err "$SRPT_CFS/$n"
+		if [[ $CP_ERR == "Invalid argument" ]]; then
+			log "WWN $n refused: $CP_ERR"
+		else
+			echo "WWN $n: $CP_ERR (expected Invalid argument)" >&2
+			bad=1
+		fi
+		[[ -d $SRPT_CFS/$n ]] && rmdir "$SRPT_CFS/$n"
+	done
+	((bad == 0))
+}
+
+# tpg_check WWN TPGNAME: make WWN/TPGNAME with a LUN, check the TPG's
+# entries and tag 1, record the WWN name LIO reports in $REPORTED/WWN,
+# remove everything again.
+tpg_check() {
+	local wwn=$1 tpg=$SRPT_CFS/$1/$2 e idx members rc=0
+	mkdir "$SRPT_CFS/$wwn"
+	mkdir "$tpg" || { rmdir "$SRPT_CFS/$wwn"; return 1; }
+	for e in enable lun acls param auth np attrib; do
+		[[ -e $tpg/$e ]] || { echo "$tpg/$e missing" >&2; rc=1; }
+	done
+	mkdir "$tpg/lun/lun_0"
+	ln -s "$SO" "$tpg/lun/lun_0/$(basename "$SO")"
+	idx=$(tr -d '\0' <"$tpg/lun/lun_0/statistics/scsi_tgt_port/port_index")
+	members=$(tr -d '\0' <"$SO/alua/default_tg_pt_gp/members")
+	log "$wwn/$2: port_index $idx; ALUA members: $members"
+	[[ $idx == *+t+1 ]] || { echo "TPG tag is not 1: $idx" >&2; rc=1; }
+	echo "${idx%+t+*}" >"$REPORTED/$wwn"
+	rm "$tpg/lun/lun_0/$(basename "$SO")"
+	rmdir "$tpg/lun/lun_0" "$tpg" "$SRPT_CFS/$wwn"
+	return "$rc"
+}
+
+case_wwn_reports_name() {
+	local w got rc=0
+	for w in "$WWN_GUID" "$WWN_GID"; do
+		[[ -f $REPORTED/$w ]] || { echo "no report for $w" >&2; rc=1; continue; }
+		read -r got <"$REPORTED/$w"
+		if [[ $got == "$w" ]]; then
+			log "WWN $w reports $got"
+		else
+			echo "WWN $w reports $got" >&2
+			rc=1
+		fi
+	done
+	return "$rc"
+}
+
+# attr_range TPG NAME DEFAULT GOOD... -- BAD...
+attr_range() {
+	local tpg=$1 a=$2 def=$3 v rc=0 f before
+	shift 3
+	f=$tpg/attrib/$a
+	[[ -f $f ]] || { echo "attrib/$a missing" >&2; return 1; }
+	cp_read "$f"
+	[[ $CP_VAL == "$def" ]] || { echo "$a defaults to $CP_VAL, expected $def" >&2; rc=1; }
+	while [[ $1 != -- ]]; do
+		v=$1; shift
+		cp_write_err "$f" "$v"
+		cp_read "$f"
+		if [[ $CP_ERR != ok || $CP_VAL != "$v" ]]; then
+			echo "$a=$v: write $CP_ERR, reads $CP_VAL" >&2
+			rc=1
+		fi
+	done
+	shift
+	# Out of range: refused, the value stays.
+	for v in "$@"; do
+		cp_read "$f"
+		before=$CP_VAL
+		cp_write_err "$f" "$v"
+		cp_read "$f"
+		if [[ $CP_ERR == ok || $CP_VAL != "$before" ]]; then
+			echo "$a=$v: write $CP_ERR, reads $CP_VAL (was $before)" >&2
+			rc=1
+		else
+			log "$a=$v refused ($CP_ERR), still $CP_VAL"
+		fi
+	done
+	echo "$def" >"$f"
+	return "$rc"
+}
+
+case_attribs() {
+	local tpg rc=0
+	tpg=$(srpt_add_target "$WWN_GUID")
+	log "attrib/: $(ls "$tpg/attrib" | tr '\n' ' ')"
+	attr_range "$tpg" srp_max_rdma_size 65536 65536 1048576 16777216 -- 65535 16777217 4096 abc || rc=1
+	attr_range "$tpg" srp_max_rsp_size 256 40 1024 512 -- 39 1025 0 abc || rc=1
+	attr_range "$tpg" srp_sq_size 4096 4 65535 128 -- 3 65536 0 abc || rc=1
+	attr_range "$tpg" use_srq 0 1 0 -- 2 -1 abc || rc=1
+	rmdir "$tpg" "$SRPT_CFS/$WWN_GUID"
+	return "$rc"
+}
+
+case_acl_names() {
+	local tpg n rc=0 ifid init
+	ifid=$(cp_ifid)
+	init=$(cp_init_id)
+	tpg=$(srpt_add_target "$WWN_GID")
+	for n in "${ifid:0:4}:${ifid:4:4}:${ifid:8:4}:${ifid:12:4}" "0x$init" "$init" \
+		"0x$ifid" "$IPV4" "$(cp_ipv6_full "$IPV6")" fd00:5250::77; do
+		cp_mkdir_err "$tpg/acls/$n"
+		if [[ $CP_ERR == ok ]]; then
+			log "ACL $n accepted"
+			rmdir "$tpg/acls/$n"
+		else
+			echo "ACL $n: $CP_ERR" >&2
+			rc=1
+		fi
+	done
+	for n in not-an-initiator 0x123 0xzz00 "0x${init}0" 1.2.3.4.5 fd00:::1 1:2:3; do
+		cp_mkdir_err "$tpg/acls/$n"
+		if [[ $CP_ERR == "Invalid argument" ]]; then
+			log "ACL $n refused: $CP_ERR"
+		else
+			echo "ACL $n: $CP_ERR (expected Invalid argument)" >&2
+			rc=1
+		fi
+		[[ -d $tpg/acls/$n ]] && rmdir "$tpg/acls/$n"
+	done
+	rmdir "$tpg" "$SRPT_CFS/$WWN_GID"
+	return "$rc"
+}
+
+case_rdma_cm_port() {
+	local tpg f=$SRPT_CFS/discovery_auth/rdma_cm_port disk
+	tpg=$(srpt_add_target "$WWN_GUID")
+	srpt_add_lun "$tpg" "$SO" >/dev/null
+	srpt_add_acl "$tpg" "$IPV4" >/dev/null
+	srpt_enable "$tpg"
+	srpt_set_rdma_cm_port 5555
+	cp_wait_listen 5555
+	[[ $(cat "$f") == 5555 ]] || { echo "rdma_cm_port reads $(cat "$f")" >&2; return 1; }
+	disk=$(srp_login)
+	srp_logout "$disk"
+	# Move the listener.
+	srpt_set_rdma_cm_port 5556
+	cp_wait_listen 5556
+	[[ $(cp_listen_ports | tr '\n' ' ') == "5556 " ]] ||
+		{ echo "listening on $(cp_listen_ports | tr '\n' ' ') after the move" >&2; return 1; }
+	[[ $(cat "$f") == 5556 ]] || { echo "rdma_cm_port reads $(cat "$f")" >&2; return 1; }
+	disk=$(srp_login dest="$IPV4:5556")
+	dd_verify "$disk" 1
+	srp_logout "$disk"
+	log "login on the old port 5555 (must fail)"
+	cp_login_refused dest="$IPV4:5555"
+	# 0 stops the listener.
+	srpt_set_rdma_cm_port 0
+	cp_wait_listen 0
+	cp_login_refused dest="$IPV4:5556"
+	srpt_enable "$tpg" 0
+	rm "$tpg/acls/$IPV4/lun_0/lun_0"
+	rmdir "$tpg/acls/$IPV4/lun_0" "$tpg/acls/$IPV4"
+	rm "$tpg/lun/lun_0/$(basename "$SO")"
+	rmdir "$tpg/lun/lun_0" "$tpg" "$SRPT_CFS/$WWN_GUID"
+}
+
+soft_rdma_setup
+srpt_load srp_max_req_size=8260
+WWN_GUID=$(port_wwn "$RDMA_DEV" 1 guid)
+WWN_GID=$(port_wwn "$RDMA_DEV" 1 gid)
+SO=$(backstore_brd cp_ram 16)
+REPORTED=$(mktemp -d)
+log "port names: $WWN_GUID $WWN_GID"
+
+sub_case fabric-root case_fabric_root || true
+sub_case wwn-guid-form wwn_ok "$WWN_GUID" || true
+sub_case wwn-gid-form wwn_ok "$WWN_GID" || true
+sub_case wwn-bad-names case_wwn_bad_names || true
+sub_case tpg-port-name-guid tpg_check "$WWN_GUID" "$WWN_GUID" || true
+sub_case tpg-port-name-gid tpg_check "$WWN_GID" "$WWN_GID" || true
+sub_case tpg-tpgt_1 tpg_check "$WWN_GID" tpgt_1 || true
+cp_better wwn-reports-name "report the name a WWN was made with" ||
+	sub_case wwn-reports-name case_wwn_reports_name || true
+sub_case attribs case_attribs || true
+sub_case acl-names case_acl_names || true
+sub_case rdma_cm_port-moves-listener case_rdma_cm_port || true
+sub_exit
