@@ -888,8 +888,9 @@ targetcli_run() {
 
 # teardown_all: undo everything these helpers may have set up: log out all
 # ib_srp sessions, unload ib_srp, remove the ib_srpt configfs tree and the
-# LIO backstores, unload ib_srpt (within $UNLOAD_TIMEOUT s), brd and null_blk,
-# and delete the soft RDMA devices. The runner calls it after every test.
+# LIO backstores, unload ib_srpt (within $UNLOAD_TIMEOUT s), remove
+# device-mapper devices named srpt_*, unload brd and null_blk, and delete the
+# soft RDMA devices. The runner calls it after every test.
 # Returns non-zero if something could not be undone.
 teardown_all() {
 	local rc=0
@@ -899,6 +900,11 @@ teardown_all() {
 	core_teardown || rc=1
 	srpt_unload || rc=1
 	local m
+	# device-mapper devices named srpt_* (tests stack them on brd)
+	for m in /sys/block/dm-*/dm/name; do
+		[[ -f $m && $(<"$m") == srpt_* ]] || continue
+		dmsetup remove --noudevsync "$(<"$m")" || rc=1
+	done
 	for m in brd null_blk; do
 		[[ -d /sys/module/$m ]] && { rmmod "$m" || rc=1; }
 	done
