@@ -68,12 +68,10 @@ log "target port $SRPT_WWN, service GUID $guid"
 args=(-d "$IPV4" -s "$IPV4" -p "$SRP_LOGIN_PORT" -g "$guid" -i "0x$INIT_ID"
 	-m "$(cat /sys/module/ib_srpt/parameters/srp_max_req_size)" -o "${SUBRESULTS:-/dev/null}")
 [[ $SRPT == stock ]] && args+=(-S)
-# shellcheck disable=SC2206
-extra=${SRPT_TEST_HOSTILE_ARGS:-}
-args+=(${extra//,/ })
-sel=${SRPT_TEST_HOSTILE_CASES:-}
-# shellcheck disable=SC2206
-cases=(${sel//,/ })
+# Options and case patterns are comma-separated (vm.sh splits on spaces).
+IFS=, read -r -a extra <<<"${SRPT_TEST_HOSTILE_ARGS:-}"
+args+=("${extra[@]}")
+IFS=, read -r -a cases <<<"${SRPT_TEST_HOSTILE_CASES:-}"
 rc=0
 "$build/srp-hostile" "${args[@]}" "$HOSTILE_DIR/${SRPT_TEST_HOSTILE_FILE:-cases.txt}" "${cases[@]}" || rc=$?
 rm -rf "$build"
