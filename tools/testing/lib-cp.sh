@@ -171,9 +171,11 @@ cp_read() {
 }
 
 # cp_tool: build (once per boot) and print the path of srp-login, a
-# user-space RDMA/CM SRP login (see cp/srp-login.c).
+# user-space RDMA/CM SRP login (see cp/srp-login.c). Call cp_tool_init once
+# in the test's main shell to skip the checksum on every later login.
 cp_tool() {
 	local bin=$CP_BIN/srp-login sum
+	[[ -n ${CP_TOOL:-} ]] && { echo "$CP_TOOL"; return 0; }
 	sum=$(sha256sum "$CP_SRC/srp-login.c" | cut -c1-16)
 	if [[ ! -x $bin || $(cat "$bin.sum" 2>/dev/null) != "$sum" ]]; then
 		mkdir -p "$CP_BIN"
@@ -182,6 +184,11 @@ cp_tool() {
 		echo "$sum" >"$bin.sum"
 	fi
 	echo "$bin"
+}
+
+# cp_tool_init: build srp-login if needed and remember its path (CP_TOOL).
+cp_tool_init() {
+	CP_TOOL=$(cp_tool)
 }
 
 # cp_tool_login [-i INITID] [-s SRC] [-d DST] [-p PORT] [OPTION...]: run

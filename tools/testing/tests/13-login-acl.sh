@@ -149,7 +149,7 @@ soft_rdma_setup
 srpt_load srp_max_req_size=8260
 SO=$(backstore_brd cp_ram 16)
 targets
-cp_tool >/dev/null
+cp_tool_init
 
 sub_case ipv4-acl-ip case_ipv4 || true
 sub_case ipv6-acl-ip case_ipv6 || true

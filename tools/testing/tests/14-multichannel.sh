@@ -76,7 +76,7 @@ case_single() {
 soft_rdma_setup
 srpt_load srp_max_req_size=8260
 srpt_setup -b brd -s 16 -a "$IPV4"
-cp_tool >/dev/null
+cp_tool_init
 
 if sub_case ch_count-4 case_ch4; then
 	sub_case multi-maintains case_multi || true
