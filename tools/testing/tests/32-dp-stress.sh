@@ -28,7 +28,7 @@
 #   check is a SKIP for it), and a fresh write + verify pass afterwards.
 #
 # abort-write, abort-read (test 5): the SCSI timeout of LUN 1 is cut to 2 s
-#   and the delay switched to 3000 ms (dmsetup suspend/load/resume), so a
+#   and the delay switched to 8000 ms (dmsetup suspend/load/resume), so a
 #   command times out and ib_srp sends SRP ABORT TASK while the target still
 #   waits for the backstore. When the target has answered an abort (LIO's
 #   "ABORT_TASK: Sending TMR_..."), the delay goes back to 0 and the SCSI
@@ -51,7 +51,7 @@ CREDITS_SECS=${SRPT_TEST_DP_CREDITS_SECS:-15}
 RESET_SECS=${SRPT_TEST_DP_RESET_SECS:-10}
 BACKLOG=512
 DM=srpt_dp_delay
-DELAY_MS=3000
+DELAY_MS=8000
 SCSI_TMO=2
 
 modprobe dm_delay || skip "dm-delay is not available"
@@ -193,6 +193,10 @@ lost_commands() {
 	echo "$n command(s) timed out and were aborted during $1" >&2
 	dp_dmesg_since "$1" | grep -E 'SRP abort|ABORT_TASK' | head -n 6 >&2
 	[[ $SRPT == stock ]] && return "$EXIT_SKIP"	# known: stock loses commands on LUN reset
+	# SAM: a LOGICAL UNIT RESET aborts the issuing nexus's own commands
+	# without a response; ib_srp in 6.12 does not complete them when the
+	# reset succeeds, so they time out on the initiator. Not a target fault.
+	[[ $1 == lun-reset ]] && return "$EXIT_SKIP"
 	return 1
 }
 
