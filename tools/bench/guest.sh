@@ -208,6 +208,10 @@ nvme_disconnect() {
 #
 
 # run_fio TAG DEV WORKLOAD BACKSTORE: one fio job; results in $W/fio/TAG.*
+# Every fio job process snapshots /proc/stat, the disk's stat and the rxe
+# packet counters right before its I/O starts and after it ends (each into
+# its own file, renamed into place, so that the jobs do not mix their
+# snapshots); the last one wins.
 run_fio() {
 	local tag=$1 dev=$2 wl=$3 bs=$4 rw bsz qd jobs size f b rt rc=0
 	case $wl in
@@ -232,8 +236,8 @@ run_fio() {
 		--iodepth=$((qd / jobs)) --numjobs="$jobs" --group_reporting \
 		--ioengine=libaio --direct=1 --time_based --runtime="$rt" \
 		--ramp_time="$RAMP" --size="$size" --percentile_list=50:99 \
-		--exec_prerun="sh -c '{ cat /proc/stat /sys/block/$b/stat; grep -H . $RXE_CNT/*; } >$f.pre'" \
-		--exec_postrun="sh -c '{ cat /proc/stat /sys/block/$b/stat; grep -H . $RXE_CNT/*; } >$f.post'" \
+		--exec_prerun="sh -c '{ cat /proc/stat /sys/block/$b/stat; grep -H . $RXE_CNT/*; } >$f.pre.\$\$ && mv $f.pre.\$\$ $f.pre'" \
+		--exec_postrun="sh -c '{ cat /proc/stat /sys/block/$b/stat; grep -H . $RXE_CNT/*; } >$f.post.\$\$ && mv $f.post.\$\$ $f.post'" \
 		--output-format=json --output="$f.json" >/dev/null 2>"$f.err" || rc=$?
 	rm -f "$wl".prerun.txt "$wl".postrun.txt
 	if ((rc)); then

@@ -163,9 +163,6 @@ def mem_metrics(memdir, slot):
     m["mem KiB/ch"] = (a["MemFree"] - b["MemFree"]) / per
     m["slab KiB/ch"] = (b["Slab"] - a["Slab"]) / per
     m["vmalloc KiB/ch"] = (b.get("VmallocUsed", 0) - a.get("VmallocUsed", 0)) / per
-    if 0 in files:
-        z = parse_mem(files[0])
-        m["mem KiB 1st ch+host"] = z["MemFree"] - a["MemFree"]
     return m
 
 
@@ -543,6 +540,9 @@ def main():
                         parts.append("%s %.0f k" % (t, ICOUNT_IPS / r[t][0] / 1e3))
                 out.write("%s %s instructions/IO; " % (r["key"][0], ", ".join(parts)))
         out.write("\n")
+    out.write("\nCPU us/IO: busy ticks of /proc/stat (all vCPUs) per I/O; under icount the"
+              " vCPUs take turns,\nso this counts time a vCPU waited for the other: compare"
+              " it between targets only.\npkts/IO: rxe packets sent (both directions) per I/O.\n")
     goals(rows, out)
     lg = [data[s].get(("", "", "login", "_n")) for s, _, _ in slots]
     lg = [n for n in lg if n]
