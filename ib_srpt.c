@@ -1986,6 +1986,34 @@ static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_ch_sq_size() - send queue size of a new channel
+ * @attr_sq: the srp_sq_size attribute of the port
+ * @attrs: device attributes
+ * @credits: credits the channel grants
+ *
+ * A channel never has more than @credits commands in flight, so it needs
+ * SRPT_SQ_WR_PER_CREDIT slots per credit (the response and a few RDMA
+ * work requests each), and enough for the largest transfer one command may
+ * describe. A send queue beyond that only costs memory: with the default
+ * attribute of 4096 it would be about eight times the size. When commands
+ * need more slots than are free they wait; none is refused.
+ *
+ * Return: the smaller of @attr_sq, the device limit and what the channel
+ * can use.
+ */
+static u32 srpt_ch_sq_size(u32 attr_sq, const struct ib_device_attr *attrs,
+			   u32 credits)
+{
+	u32 sge = min_t(u32, SRPT_MAX_SEND_SGE,
+			min(attrs->max_send_sge, attrs->max_sge_rd));
+	u32 need;
+
+	need = DIV_ROUND_UP(SRPT_MAX_DATA_LEN, max(sge, 1U) * PAGE_SIZE) + 1;
+	need = max(need, credits * SRPT_SQ_WR_PER_CREDIT);
+	return min_t(u32, min_t(u32, attr_sq, attrs->max_qp_wr), need);
+}
+
+/**
  * srpt_alloc_ch() - allocate a channel for a login request
  * @sport: port the login arrived on
  * @req: the login request, already validated
@@ -2030,8 +2058,8 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	ch->max_ti_iu_len = ch->max_it_iu_len;
 	ch->max_rsp_size = sport->port_attrib.srp_max_rsp_size;
 	ch->rq_size = min_t(int, SRPT_MAX_RQ_SIZE, attrs->max_qp_wr);
-	ch->sq_size = min_t(u32, sport->port_attrib.srp_sq_size,
-			    attrs->max_qp_wr);
+	ch->sq_size = srpt_ch_sq_size(sport->port_attrib.srp_sq_size, attrs,
+				      ch->rq_size);
 	ch->use_srq = sport->port_attrib.use_srq && sdev->srq;
 	imm_off = be16_to_cpu(req->imm_data_offset);
 	if ((req->req_flags & SRP_IMMED_REQUESTED) &&
@@ -2361,9 +2389,6 @@ enum {
 	SRPT_TSK_MGMT_FUNC_NOT_SUPP	= 0x04,
 	SRPT_TSK_MGMT_FAILED		= 0x05,
 };
-
-/* Largest data transfer one SRP_CMD may describe. */
-#define SRPT_MAX_DATA_LEN	(64U << 20)
 
 static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx);
 

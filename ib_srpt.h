@@ -177,6 +177,8 @@ enum {
 	SRPT_MAX_SQ_SIZE		= 65535,
 	SRPT_RDMA_READ_DEPTH		= 16,	/* responder resources offered */
 	SRPT_MAX_SEND_SGE		= 16,
+	SRPT_SQ_WR_PER_CREDIT		= 4,	/* send-queue slots per credit */
+	SRPT_MAX_DATA_LEN		= 64 * 1024 * 1024,	/* per SRP_CMD */
 	SRPT_MIN_IMM_DATA_OFFSET	= sizeof(struct srp_cmd),
 	SRPT_IMM_ALIGN			= 512,
 	SRPT_CRED_REQ_THRESHOLD		= 16,	/* unreported credits that trigger SRP_CRED_REQ */

@@ -1730,6 +1730,34 @@ static void srpt_test_slice_sg(struct kunit *test)
 	target_free_sgl(data, nents);
 }
 
+static void srpt_test_sq_size(struct kunit *test)
+{
+	struct ib_device_attr attrs = {
+		.max_qp_wr = 16384, .max_send_sge = 16, .max_sge_rd = 32,
+	};
+	u32 big = SRPT_MAX_DATA_LEN / (16 * PAGE_SIZE) + 1;
+
+	/* The largest command decides, not the attribute's 4096. */
+	KUNIT_EXPECT_EQ(test, srpt_ch_sq_size(SRPT_DEF_SQ_SIZE, &attrs, 128),
+			max_t(u32, big, 128 * SRPT_SQ_WR_PER_CREDIT));
+	/* Many credits. */
+	KUNIT_EXPECT_EQ(test, srpt_ch_sq_size(SRPT_MAX_SQ_SIZE, &attrs, 2048),
+			2048 * SRPT_SQ_WR_PER_CREDIT);
+	/* The attribute and the device cap it. */
+	KUNIT_EXPECT_EQ(test, srpt_ch_sq_size(100, &attrs, 128), 100);
+	attrs.max_qp_wr = 64;
+	KUNIT_EXPECT_EQ(test, srpt_ch_sq_size(SRPT_DEF_SQ_SIZE, &attrs, 128),
+			64);
+	/* Fewer SGEs per work request need more slots; zero does not divide. */
+	attrs.max_qp_wr = 1 << 20;
+	attrs.max_sge_rd = 1;
+	KUNIT_EXPECT_EQ(test, srpt_ch_sq_size(SRPT_MAX_SQ_SIZE, &attrs, 128),
+			SRPT_MAX_DATA_LEN / PAGE_SIZE + 1);
+	attrs.max_send_sge = 0;
+	KUNIT_EXPECT_EQ(test, srpt_ch_sq_size(SRPT_MAX_SQ_SIZE, &attrs, 128),
+			SRPT_MAX_DATA_LEN / PAGE_SIZE + 1);
+}
+
 static void srpt_test_cmd_indirect_wrong_direction_count(struct kunit *test)
 {
 	/* Data-out descriptors, but only the data-in count is set. */
@@ -2233,6 +2261,7 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_cmd_indirect_wrong_direction_count),
 	KUNIT_CASE(srpt_test_cdb_dir_conflict),
 	KUNIT_CASE(srpt_test_slice_sg),
+	KUNIT_CASE(srpt_test_sq_size),
 	KUNIT_CASE(srpt_test_cmd_indirect_len_mismatch),
 	KUNIT_CASE(srpt_test_cmd_indirect_sum_overflow),
 	KUNIT_CASE(srpt_test_cmd_indirect_huge_sum),
