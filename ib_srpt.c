@@ -1759,6 +1759,8 @@ static void srpt_drop_waiting_ius(struct srpt_rdma_ch *ch)
 	}
 }
 
+static void srpt_free_kept_buf(struct srpt_send_ioctx *ioctx);
+
 /**
  * srpt_free_ch_rings() - free the send and receive rings of a channel
  * @ch: SRPT RDMA channel
@@ -1766,7 +1768,11 @@ static void srpt_drop_waiting_ius(struct srpt_rdma_ch *ch)
 static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
+	int i;
 
+	for (i = 0; ch->ioctx_ring && i < ch->rq_size; i++)
+		if (ch->ioctx_ring[i])
+			srpt_free_kept_buf(ch->ioctx_ring[i]);
 	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_ring, sdev,
 			     ch->rq_size, ch->rsp_buf_cache, DMA_TO_DEVICE);
 	ch->ioctx_ring = NULL;
@@ -2674,6 +2680,86 @@ unwind:
 }
 
 /**
+ * srpt_reuse_data_buf() - give a command the buffer its context kept
+ * @ioctx: send context
+ * @len: bytes the command transfers, not zero
+ *
+ * Allocating (and, with init_on_alloc, clearing) fresh pages for every
+ * small command is a measurable part of the work per I/O, so each send
+ * context keeps the buffer of its last small command (see
+ * srpt_keep_data_buf()). The buffer is reshaped to @len: whole pages, a
+ * shorter last one, the end mark after it. It only ever holds data of the
+ * channel it belongs to.
+ *
+ * Return: true when @ioctx->data_sg now is the kept buffer.
+ */
+static bool srpt_reuse_data_buf(struct srpt_send_ioctx *ioctx, u64 len)
+{
+	unsigned int n = DIV_ROUND_UP(len, PAGE_SIZE), i;
+	struct scatterlist *sg = ioctx->keep_sg;
+
+	if (!sg || n > ioctx->keep_nents)
+		return false;
+	for (i = 0; i < ioctx->keep_nents; i++) {
+		sg_unmark_end(&sg[i]);
+		sg[i].offset = 0;
+		sg[i].length = i < n ? min_t(u64, len, PAGE_SIZE) : PAGE_SIZE;
+		if (i < n)
+			len -= sg[i].length;
+	}
+	sg_mark_end(&sg[n - 1]);
+	ioctx->data_sg = sg;
+	ioctx->data_nents = n;
+	return true;
+}
+
+/**
+ * srpt_free_kept_buf() - free the buffer a send context kept
+ * @ioctx: send context, not in use
+ *
+ * The kept buffer may carry an end mark before its last page, so it is
+ * walked by index rather than with target_free_sgl().
+ */
+static void srpt_free_kept_buf(struct srpt_send_ioctx *ioctx)
+{
+	unsigned int i;
+
+	if (!ioctx->keep_sg)
+		return;
+	for (i = 0; i < ioctx->keep_nents; i++)
+		__free_page(sg_page(&ioctx->keep_sg[i]));
+	kfree(ioctx->keep_sg);
+	ioctx->keep_sg = NULL;
+	ioctx->keep_nents = 0;
+}
+
+/**
+ * srpt_keep_data_buf() - keep or free the data buffer of a finished command
+ * @ioctx: send context
+ *
+ * A buffer of at most SRPT_KEEP_PAGES pages stays with the context for the
+ * next command, replacing a smaller one; anything else is freed. Since free
+ * contexts are reused most-recently-first, the buffers kept match the
+ * channel's recent queue depth, not its credits.
+ */
+static void srpt_keep_data_buf(struct srpt_send_ioctx *ioctx)
+{
+	if (ioctx->data_sg == ioctx->keep_sg)
+		goto out;
+	if (ioctx->data_nents <= SRPT_KEEP_PAGES &&
+	    ioctx->data_nents > ioctx->keep_nents) {
+		srpt_free_kept_buf(ioctx);
+		ioctx->keep_sg = ioctx->data_sg;
+		ioctx->keep_nents = ioctx->data_nents;
+	} else {
+		target_free_sgl(ioctx->data_sg, ioctx->data_nents);
+	}
+out:
+	ioctx->data_sg = NULL;
+	ioctx->data_nents = 0;
+}
+
+/**
  * srpt_alloc_data_buf() - allocate the local buffer of a command
  * @ioctx: send context
  * @info: parsed direct or indirect descriptors
@@ -2697,7 +2783,7 @@ static int srpt_alloc_data_buf(struct srpt_send_ioctx *ioctx,
 			return -ENOMEM;
 	}
 	ioctx->n_descs = info->nbufs;
-	if (!info->data_len)
+	if (!info->data_len || srpt_reuse_data_buf(ioctx, info->data_len))
 		return 0;
 	return target_alloc_sgl(&ioctx->data_sg, &ioctx->data_nents,
 				info->data_len, false, false);
@@ -2828,11 +2914,8 @@ static void srpt_release_recv_held(struct srpt_send_ioctx *ioctx)
 static void srpt_free_cmd_bufs(struct srpt_send_ioctx *ioctx)
 {
 	srpt_free_rw_ctxs(ioctx->ch, ioctx);
-	if (ioctx->data_sg) {
-		target_free_sgl(ioctx->data_sg, ioctx->data_nents);
-		ioctx->data_sg = NULL;
-		ioctx->data_nents = 0;
-	}
+	if (ioctx->data_sg)
+		srpt_keep_data_buf(ioctx);
 	if (ioctx->descs != &ioctx->s_desc)
 		kfree(ioctx->descs);
 	ioctx->descs = NULL;

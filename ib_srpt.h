@@ -178,6 +178,7 @@ enum {
 	SRPT_RDMA_READ_DEPTH		= 16,	/* responder resources offered */
 	SRPT_MAX_SEND_SGE		= 16,
 	SRPT_SQ_WR_PER_CREDIT		= 4,	/* send-queue slots per credit */
+	SRPT_KEEP_PAGES			= 2,	/* data buffer kept per context */
 	SRPT_MAX_DATA_LEN		= 64 * 1024 * 1024,	/* per SRP_CMD */
 	SRPT_MIN_IMM_DATA_OFFSET	= sizeof(struct srp_cmd),
 	SRPT_IMM_ALIGN			= 512,
@@ -275,6 +276,9 @@ struct srpt_rw_ctx {
  * @tag: initiator's tag
  * @bounce_sg: copy of unaligned immediate data, or NULL
  * @bounce_nents: entries in @bounce_sg
+ * @keep_sg: data buffer of an earlier command kept for the next one (may be
+ *	@data_sg right now), or NULL
+ * @keep_nents: pages in @keep_sg
  * @sq_wr_needed: send-queue slots the posting that waits needs
  * @sq_wr_held: send-queue slots held by the posted response
  * @rsp_len: length of the response IU in the buffer
@@ -308,6 +312,8 @@ struct srpt_send_ioctx {
 	u64 tag;
 	struct scatterlist *bounce_sg;
 	unsigned int bounce_nents;
+	struct scatterlist *keep_sg;
+	unsigned int keep_nents;
 	u32 sq_wr_needed;
 	u32 sq_wr_held;
 	u32 rsp_len;

@@ -1758,6 +1758,68 @@ static void srpt_test_sq_size(struct kunit *test)
 			SRPT_MAX_DATA_LEN / PAGE_SIZE + 1);
 }
 
+static void srpt_test_keep_data_buf(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx;
+	struct scatterlist *two;
+	struct page *p0, *p1;
+	u32 big;
+
+	ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ioctx);
+	/* Nothing kept yet. */
+	KUNIT_EXPECT_FALSE(test, srpt_reuse_data_buf(ioctx, 512));
+
+	/* A two-page buffer is kept when its command ends. */
+	KUNIT_ASSERT_EQ(test, target_alloc_sgl(&ioctx->data_sg,
+					       &ioctx->data_nents,
+					       2 * PAGE_SIZE, false, false), 0);
+	two = ioctx->data_sg;
+	p0 = sg_page(&two[0]);
+	p1 = sg_page(&two[1]);
+	srpt_keep_data_buf(ioctx);
+	KUNIT_EXPECT_NULL(test, ioctx->data_sg);
+	KUNIT_EXPECT_PTR_EQ(test, ioctx->keep_sg, two);
+	KUNIT_EXPECT_EQ(test, ioctx->keep_nents, 2);
+
+	/* A 100-byte command gets its first page, end mark after it. */
+	KUNIT_ASSERT_TRUE(test, srpt_reuse_data_buf(ioctx, 100));
+	KUNIT_EXPECT_PTR_EQ(test, ioctx->data_sg, two);
+	KUNIT_EXPECT_EQ(test, ioctx->data_nents, 1);
+	KUNIT_EXPECT_EQ(test, two[0].length, 100);
+	KUNIT_EXPECT_EQ(test, two[0].offset, 0);
+	KUNIT_EXPECT_TRUE(test, sg_is_last(&two[0]));
+	KUNIT_EXPECT_EQ(test, sg_nents(two), 1);
+	srpt_keep_data_buf(ioctx);
+	KUNIT_EXPECT_PTR_EQ(test, ioctx->keep_sg, two);
+
+	/* Then a command of one page and 904 bytes: both pages again. */
+	KUNIT_ASSERT_TRUE(test, srpt_reuse_data_buf(ioctx, PAGE_SIZE + 904));
+	KUNIT_EXPECT_EQ(test, ioctx->data_nents, 2);
+	KUNIT_EXPECT_FALSE(test, sg_is_last(&two[0]));
+	KUNIT_EXPECT_EQ(test, two[0].length, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, two[1].length, 904);
+	KUNIT_EXPECT_TRUE(test, sg_is_last(&two[1]));
+	KUNIT_EXPECT_PTR_EQ(test, sg_page(&two[0]), p0);
+	KUNIT_EXPECT_PTR_EQ(test, sg_page(&two[1]), p1);
+	KUNIT_EXPECT_EQ(test, sg_nents(two), 2);
+	srpt_keep_data_buf(ioctx);
+
+	/* Larger than kept: not reused; larger than SRPT_KEEP_PAGES: freed. */
+	big = (SRPT_KEEP_PAGES + 1) * PAGE_SIZE;
+	KUNIT_EXPECT_FALSE(test, srpt_reuse_data_buf(ioctx, big));
+	KUNIT_ASSERT_EQ(test, target_alloc_sgl(&ioctx->data_sg,
+					       &ioctx->data_nents,
+					       big, false, false), 0);
+	srpt_keep_data_buf(ioctx);
+	KUNIT_EXPECT_PTR_EQ(test, ioctx->keep_sg, two);
+	KUNIT_EXPECT_EQ(test, ioctx->keep_nents, 2);
+
+	srpt_free_kept_buf(ioctx);
+	KUNIT_EXPECT_NULL(test, ioctx->keep_sg);
+	KUNIT_EXPECT_EQ(test, ioctx->keep_nents, 0);
+}
+
 static void srpt_test_cmd_indirect_wrong_direction_count(struct kunit *test)
 {
 	/* Data-out descriptors, but only the data-in count is set. */
@@ -2262,6 +2324,7 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_cdb_dir_conflict),
 	KUNIT_CASE(srpt_test_slice_sg),
 	KUNIT_CASE(srpt_test_sq_size),
+	KUNIT_CASE(srpt_test_keep_data_buf),
 	KUNIT_CASE(srpt_test_cmd_indirect_len_mismatch),
 	KUNIT_CASE(srpt_test_cmd_indirect_sum_overflow),
 	KUNIT_CASE(srpt_test_cmd_indirect_huge_sum),
