@@ -291,10 +291,17 @@ mem_snap() {
 	} >"$1"
 }
 
+# measure_memory SLOT: kernel memory with 1 and with MEMCH channels logged
+# in; per channel = the difference / (MEMCH - 1), which leaves out the SCSI
+# host and disks. A first login of MEMCH channels, not measured, lets shared
+# pools (ib_core's CQ pool of the device) grow, so that the first target
+# measured does not pay for them.
 measure_memory() {
 	local slot=$1 d n
 	local -a disks
 	mkdir -p "$W/mem"
+	mapfile -t disks < <(srp_login -n 2 ch_count="$MEMCH" 2>>"$W/login.err")
+	((${#disks[@]} < 2)) || srp_logout "${disks[0]}" || return
 	mem_snap "$W/mem/$slot-0.txt"
 	for n in 1 "$MEMCH"; do
 		mapfile -t disks < <(srp_login -n 2 ch_count="$n" 2>>"$W/login.err")
