@@ -511,6 +511,10 @@ def main():
         as_json = True
         args = args[1:]
     d = args[0]
+    if not os.path.exists(os.path.join(d, "slots.txt")):
+        # BENCH_ORDER=none BENCH_PROFILE=1: only the profiles
+        perf_section(d, sys.stdout)
+        return
     slots, data = load(d)
     rows = figures(slots, data)
     if as_json:

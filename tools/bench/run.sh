@@ -121,7 +121,8 @@ if [[ -d $OUT/vm/out/bench ]]; then
 	cp -r "$OUT/vm/out/bench"/. "$OUT/raw"/
 	cp "$OUT/vm/out/dmesg.log" "$OUT/raw/" 2>/dev/null || true
 fi
-[[ -f $OUT/raw/slots.txt ]] || fatal "no results (see $OUT/console.log)"
+[[ -f $OUT/raw/slots.txt || -f $OUT/raw/perf/A.data ]] ||
+	fatal "no results (see $OUT/console.log)"
 python3 "$BENCH_DIR/report.py" "$OUT/raw" >"$OUT/table.txt" ||
 	fatal "report.py failed on $OUT/raw"
 echo
