@@ -8,7 +8,7 @@
 # A/C and the noise floor (A against A, B against B).
 #
 # Usage: tools/bench/run.sh          full run (3 rounds, ~30-40 min)
-#        BENCH_QUICK=1 tools/bench/run.sh   smoke run (~10 min)
+#        BENCH_QUICK=1 tools/bench/run.sh   smoke run (~7 min)
 #        tools/bench/run.sh --report DIR    print the table of an earlier run
 #
 # The guest runs under QEMU's instruction-counting mode (-icount), which ties
