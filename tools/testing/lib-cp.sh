@@ -152,6 +152,22 @@ cp_mkdir_err() {
 	fi
 }
 
+# cp_mkdir_refused WHAT DIR: mkdir DIR must fail with EINVAL (WHAT names it
+# in the log); a directory that was made anyway is removed. Returns 1 if
+# mkdir did not fail that way.
+cp_mkdir_refused() {
+	local rc=0
+	cp_mkdir_err "$2"
+	if [[ $CP_ERR == "Invalid argument" ]]; then
+		log "$1 ${2##*/} refused: $CP_ERR"
+	else
+		echo "$1 ${2##*/}: $CP_ERR (expected Invalid argument)" >&2
+		rc=1
+	fi
+	[[ -d $2 ]] && rmdir "$2"
+	return "$rc"
+}
+
 # cp_write_err FILE VALUE: write VALUE to FILE; set CP_ERR to "ok" or the
 # error text.
 cp_write_err() {

@@ -53,14 +53,7 @@ case_wwn_bad_names() {
 	local n bad=0
 	for n in "$(flip_last "$WWN_GUID")" "$(flip_last "$WWN_GID")" not-a-port \
 		"${WWN_GID:0:33}" "${WWN_GID#0x}" "0x0${WWN_GID#0x}" "${WWN_GUID//:/}"; do
-		cp_mkdir_err "$SRPT_CFS/$n"
-		if [[ $CP_ERR == "Invalid argument" ]]; then
-			log "WWN $n refused: $CP_ERR"
-		else
-			echo "WWN $n: $CP_ERR (expected Invalid argument)" >&2
-			bad=1
-		fi
-		[[ -d $SRPT_CFS/$n ]] && rmdir "$SRPT_CFS/$n"
+		cp_mkdir_refused WWN "$SRPT_CFS/$n" || bad=1
 	done
 	((bad == 0))
 }
@@ -166,14 +159,7 @@ case_acl_names() {
 		fi
 	done
 	for n in not-an-initiator 0x123 0xzz00 "0x${init}0" 1.2.3.4.5 fd00:::1 1:2:3; do
-		cp_mkdir_err "$tpg/acls/$n"
-		if [[ $CP_ERR == "Invalid argument" ]]; then
-			log "ACL $n refused: $CP_ERR"
-		else
-			echo "ACL $n: $CP_ERR (expected Invalid argument)" >&2
-			rc=1
-		fi
-		[[ -d $tpg/acls/$n ]] && rmdir "$tpg/acls/$n"
+		cp_mkdir_refused ACL "$tpg/acls/$n" || rc=1
 	done
 	rmdir "$tpg" "$SRPT_CFS/$WWN_GID"
 	return "$rc"
