@@ -1771,8 +1771,7 @@ static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
 	int i;
 
 	for (i = 0; ch->ioctx_ring && i < ch->rq_size; i++)
-		if (ch->ioctx_ring[i])
-			srpt_free_kept_buf(ch->ioctx_ring[i]);
+		srpt_free_kept_buf(ch->ioctx_ring[i]);
 	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_ring, sdev,
 			     ch->rq_size, ch->rsp_buf_cache, DMA_TO_DEVICE);
 	ch->ioctx_ring = NULL;
