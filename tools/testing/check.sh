@@ -4,6 +4,9 @@
 # check.sh - "make check": every check of ib_srpt in one run.
 #
 #   deps       install missing Debian packages (apt-get update first)
+#   fresh      with the kernel trees hidden (as on a fresh machine), make
+#              reads the Makefile for check/demo/bench without stopping and
+#              only the compiling targets ask for linux-headers
 #   build      make W=1 KCFLAGS=-Werror (zero warnings, kernel-doc included)
 #   sparse     make C=2 CF=-Wsparse-error (every file, also when up to date)
 #   checkpatch checkpatch.pl --strict --no-tree -f on the driver sources
@@ -89,6 +92,29 @@ want_stage() {
 
 # Stages --------------------------------------------------------------------
 
+
+# fresh_machine: run make's plan for the commands README promises on a new
+# machine while /usr/src and /lib/modules are empty (a private mount
+# namespace): make must not stop before check/demo/bench can install the
+# headers, and "make modules" must say how to get them.
+fresh_machine() {
+	unshare -m bash -euc '
+		for d in /usr/src /lib/modules; do
+			[[ ! -d $d ]] || mount -t tmpfs none "$d"
+		done
+		for t in check demo bench; do
+			echo "make -n $t"
+			make -n "$t"
+		done
+		echo "make modules (must fail and name linux-headers)"
+		if out=$(make modules 2>&1); then
+			echo "make modules succeeded without a kernel tree"
+			exit 1
+		fi
+		echo "$out"
+		grep -q "install linux-headers-6.12-amd64" <<<"$out"
+	'
+}
 
 # Fails on a non-zero status and on any warning in the output.
 make_clean_output() {
@@ -261,6 +287,7 @@ add_subresults() {
 # it starts: editing the file during a run cannot derail it.
 main() {
 	echo "ib_srpt make check: logs in $CHECK_DIR"
+	want_stage fresh && stage fresh fresh_machine
 	[[ ${NO_DEPS:-0} == 1 ]] || stage deps install_deps
 	if want_stage build; then
 		stage build build && BUILD_OK=1
