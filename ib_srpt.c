@@ -4801,52 +4801,50 @@ static int srpt_enable_srq(struct srpt_device *sdev)
 
 	mutex_lock(&sdev->sdev_mutex);
 	if (sdev->srq)
-		goto out;
+		goto unlock;
 	if (!sdev->device->attrs.max_srq) {
 		ret = -EOPNOTSUPP;
-		goto out;
+		goto unlock;
 	}
 	srq = ib_create_srq(sdev->pd, &init);
 	if (IS_ERR(srq)) {
 		ret = PTR_ERR(srq);
-		goto out;
+		goto unlock;
 	}
+	ret = -ENOMEM;
 	sdev->req_buf_cache = srpt_cache_get(align + srp_max_req_size);
 	if (!sdev->req_buf_cache)
-		goto free_srq;
+		goto destroy_srq;
 	sdev->ioctx_ring = (struct srpt_recv_ioctx **)
 		srpt_alloc_ioctx_ring(sdev, sdev->srq_size,
 				      sizeof(*sdev->ioctx_ring[0]),
 				      sdev->req_buf_cache, align,
 				      DMA_FROM_DEVICE);
 	if (!sdev->ioctx_ring)
-		goto put_cache;
+		goto destroy_srq;
 	sdev->srq = srq;
 	for (i = 0; i < sdev->srq_size; i++) {
 		INIT_LIST_HEAD(&sdev->ioctx_ring[i]->wait_list);
 		ret = srpt_post_recv(sdev, NULL, sdev->ioctx_ring[i]);
 		if (ret)
-			break;
+			goto destroy_srq;
 	}
-	if (!ret) {
-		sdev->use_srq = true;
-		pr_info("%s: SRQ of %d entries\n", dev_name(&sdev->device->dev),
-			sdev->srq_size);
-		goto out;
-	}
+	sdev->use_srq = true;
+	pr_info("%s: SRQ of %d entries\n", dev_name(&sdev->device->dev),
+		sdev->srq_size);
+	goto unlock;
+
+destroy_srq:
+	/* First the SRQ: it may still own (and write to) posted buffers. */
+	ib_destroy_srq(srq);
 	sdev->srq = NULL;
 	srpt_free_ioctx_ring((struct srpt_ioctx **)sdev->ioctx_ring, sdev,
 			     sdev->srq_size, sdev->req_buf_cache,
 			     DMA_FROM_DEVICE);
 	sdev->ioctx_ring = NULL;
-put_cache:
 	srpt_cache_put(sdev->req_buf_cache);
 	sdev->req_buf_cache = NULL;
-free_srq:
-	ib_destroy_srq(srq);
-	if (!ret)
-		ret = -ENOMEM;
-out:
+unlock:
 	mutex_unlock(&sdev->sdev_mutex);
 	return ret;
 }
@@ -5016,7 +5014,6 @@ static int srpt_add_one(struct ib_device *device)
 	if (!srpt_service_guid)
 		srpt_service_guid = be64_to_cpu(device->node_guid);
 
-	srpt_listen_ib_cm(sdev);
 	for (i = 0; i < nports; i++)
 		srpt_init_port(sdev, i);
 	INIT_IB_EVENT_HANDLER(&sdev->event_handler, device, srpt_event_handler);
@@ -5027,6 +5024,8 @@ static int srpt_add_one(struct ib_device *device)
 	srpt_attach_port_ids(sdev);
 	mutex_unlock(&srpt_dev_mutex);
 	ib_set_client_data(device, &srpt_client, sdev);
+	/* Last: an IB/CM login may come in as soon as this listens. */
+	srpt_listen_ib_cm(sdev);
 	pr_info("added %s: %u port(s), GUID %016llx\n", dev_name(&device->dev),
 		nports, srpt_service_guid);
 	return 0;
@@ -5058,12 +5057,12 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 	struct srpt_device *sdev = client_data;
 	u32 i;
 
+	if (sdev->cm_id)
+		ib_destroy_cm_id(sdev->cm_id);
 	ib_unregister_event_handler(&sdev->event_handler);
 	for (i = 0; i < sdev->port_cnt; i++)
 		cancel_work_sync(&sdev->port[i].work);
 	srpt_unregister_mad_agent(sdev, sdev->port_cnt);
-	if (sdev->cm_id)
-		ib_destroy_cm_id(sdev->cm_id);
 
 	mutex_lock(&srpt_dev_mutex);
 	list_del(&sdev->list);
