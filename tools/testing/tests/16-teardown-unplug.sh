@@ -115,6 +115,7 @@ case_unplug() {
 	rdma link del "$RDMA_DEV"
 	log "rdma link del $RDMA_DEV: $((SECONDS - t0))s"
 	wait_for 10 test ! -e "/sys/class/infiniband/$RDMA_DEV" || { echo "$RDMA_DEV still exists" >&2; return 1; }
+	cp_released_before_removed "$mark" "$RDMA_DEV" 1 || return 1
 	wait_for 20 test ! -e "/sys/class/scsi_host/$host" || { echo "$host still exists" >&2; return 1; }
 	left=$(cp_cm_ids | grep -F 'comm [ib_srpt]' | grep -v ' state LISTEN ' || true)
 	[[ -z $left ]] || { echo "ib_srpt CM IDs left: $left" >&2; return 1; }
