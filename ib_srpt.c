@@ -1825,17 +1825,41 @@ static void srpt_destroy_cm_id(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_put_port_ch() - account for a channel that is fully released
+ * @sport: the channel's port
+ * @stpg: the TPG of the channel's session
+ * @use_srq: whether the channel received through the SRQ
+ *
+ * Drops the counts that srpt_join_nexus() took. Once @sport->refcount is 0
+ * the port and its device may be freed, so nothing here touches them after
+ * that decrement; the wait queue is static.
+ */
+static void srpt_put_port_ch(struct srpt_port *sport, struct srpt_tpg *stpg,
+			     bool use_srq)
+{
+	atomic_dec(&stpg->nr_ch);
+	atomic_dec(&sport->mode_chs[use_srq]);
+	atomic_dec(&sport->refcount);
+	wake_up_all(&srpt_ch_released_wq);
+}
+
+/**
  * srpt_release_channel_work() - free a disconnected channel
  * @w: the channel's release work
  *
  * Stops the LIO session and waits until every command of the channel has
- * finished, then frees the queues, the rings and the connection.
+ * finished, then frees the queues, the rings and the connection. The
+ * channel leaves its nexus and drops its port counts only at the very end:
+ * a port (and its device, SRQ and PD) stays until every channel that uses
+ * it is gone, and a TPG until every channel with a session in it is gone.
  */
 static void srpt_release_channel_work(struct work_struct *w)
 {
 	struct srpt_rdma_ch *ch = container_of(w, struct srpt_rdma_ch,
 					       release_work);
 	struct srpt_port *sport = ch->sport;
+	struct srpt_tpg *stpg = ch->stpg;
+	bool use_srq = ch->use_srq;
 
 	srpt_drop_waiting_ius(ch);
 	srpt_fail_rw_waiters(ch);
@@ -1847,63 +1871,56 @@ static void srpt_release_channel_work(struct work_struct *w)
 	}
 	if (!ch->use_srq && ch->qp)
 		ib_drain_rq(ch->qp);
-	srpt_nexus_del_ch(ch);
 	srpt_destroy_ch_ib(ch);
 	srpt_destroy_cm_id(ch);
 	srpt_free_ch_rings(ch);
 	pr_info("%s: channel released\n", ch->sess_name);
+	srpt_nexus_del_ch(ch);
 	kref_put(&ch->kref, srpt_free_ch);
-
-	atomic_dec(&sport->refcount);
-	wake_up_all(&srpt_ch_released_wq);
+	if (stpg)
+		srpt_put_port_ch(sport, stpg, use_srq);
 }
 
 /**
- * srpt_close_port_chs() - close the channels of a port
+ * srpt_close_port_chs() - start closing the channels of a port
  * @sport: the port
- * @tpg: close only the channels whose session is in this TPG; NULL: all
+ * @stpg: close only the channels whose session is in this TPG; NULL: all
  *
- * Return: the number of channels of the port that are still open.
+ * Only starts the close; the channels are released later by srpt_wq.
+ * Closing a channel that is already closing does nothing.
  */
-static int srpt_close_port_chs(struct srpt_port *sport,
-			       struct se_portal_group *tpg)
+static void srpt_close_port_chs(struct srpt_port *sport, struct srpt_tpg *stpg)
 {
 	struct srpt_nexus *nexus;
 	struct srpt_rdma_ch *ch;
-	int open = 0;
 
 	mutex_lock(&sport->mutex);
 	list_for_each_entry(nexus, &sport->nexus_list, entry) {
 		list_for_each_entry(ch, &nexus->ch_list, list) {
-			if (tpg && (!ch->sess || ch->sess->se_tpg != tpg))
-				continue;
-			srpt_close_ch(ch);
-			open++;
+			if (!stpg || ch->stpg == stpg)
+				srpt_close_ch(ch);
 		}
 	}
 	mutex_unlock(&sport->mutex);
-	return open;
 }
 
 /**
- * srpt_wait_port_chs() - close channels of a port and wait until they are gone
- * @sport: the port
- * @tpg: the TPG whose channels to close, or NULL for all
+ * srpt_wait_chs_released() - wait until a count of channels drops to zero
+ * @count: srpt_tpg.nr_ch, srpt_port.refcount or srpt_port.mode_chs[]
+ * @name: WWN or port name for the progress message
  *
- * Waits without a time limit but reports every 10 seconds what it waits for.
+ * The caller has started closing the channels and holds no lock that their
+ * release needs (srpt_dev_mutex included). The condition only reads
+ * @count, so the wait does not block in its condition. Waits without a time
+ * limit (a slow backstore can take long to finish the commands of a
+ * session) but reports every 10 seconds what it waits for.
  */
-static void srpt_wait_port_chs(struct srpt_port *sport,
-			       struct se_portal_group *tpg)
+static void srpt_wait_chs_released(atomic_t *count, const char *name)
 {
-	int open;
-
-	while ((open = srpt_close_port_chs(sport, tpg)) > 0) {
-		if (!wait_event_timeout(srpt_ch_released_wq,
-					srpt_close_port_chs(sport, tpg) < open,
-					10 * HZ))
-			pr_info("port %s: waiting for %d channel(s) to close\n",
-				sport->guid_name, open);
-	}
+	while (!wait_event_timeout(srpt_ch_released_wq, !atomic_read(count),
+				   10 * HZ))
+		pr_info("%s: waiting for %d channel(s) to close\n", name,
+			atomic_read(count));
 }
 
 /* Logins ------------------------------------------------------------------ */
@@ -2130,7 +2147,7 @@ static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16])
 			continue;
 		mutex_lock(&ids[i]->mutex);
 		list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
-			if (!stpg->tpg.enabled)
+			if (!stpg->enabled)
 				continue;
 			if (srpt_try_session(ch, &stpg->tpg, name))
 				break;
@@ -2181,7 +2198,14 @@ static int srpt_join_nexus(struct srpt_rdma_ch *ch,
 	}
 	ch->nexus = nexus;
 	list_add_tail(&ch->list, &nexus->ch_list);
+	/*
+	 * Counted from here until srpt_release_channel_work() is completely
+	 * done; see srpt_put_port_ch().
+	 */
+	ch->stpg = container_of(ch->sess->se_tpg, struct srpt_tpg, tpg);
 	atomic_inc(&sport->refcount);
+	atomic_inc(&sport->mode_chs[ch->use_srq]);
+	atomic_inc(&ch->stpg->nr_ch);
 	mutex_unlock(&sport->mutex);
 	return flags;
 }
@@ -4276,7 +4300,7 @@ static void srpt_update_port_enabled(struct srpt_port *sport)
 			continue;
 		mutex_lock(&ids[i]->mutex);
 		list_for_each_entry(stpg, &ids[i]->tpg_list, entry)
-			enabled |= stpg->tpg.enabled;
+			enabled |= stpg->enabled;
 		mutex_unlock(&ids[i]->mutex);
 	}
 	sport->enabled = enabled;
@@ -4313,11 +4337,48 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 }
 
 /**
+ * srpt_disable_tpg() - refuse logins to a TPG and wait until its channels
+ *	are gone
+ * @stpg: the TPG
+ *
+ * The flag is cleared and the channels are closed under srpt_dev_mutex,
+ * which every login holds from its checks until its channel is in a nexus:
+ * a login either joined before (and is closed here) or sees the TPG
+ * disabled. The wait is done without srpt_dev_mutex, so that logins to
+ * other TPGs, ports and devices and device removal go on meanwhile. It
+ * reads only @stpg, which cannot go away under us: the callers are the
+ * TPG's enable attribute (configfs does not drop a TPG while one of its
+ * attributes is being written, and a WWN cannot go while it has a TPG) and
+ * the TPG's own drop callback. When the HCA is removed during the wait,
+ * srpt_remove_one() closes the same channels and waits for them itself; the
+ * count still drops to 0. With the HCA already gone (detached WWN) there
+ * is nothing to close, but channels that the removal is still releasing
+ * are waited for all the same.
+ */
+static void srpt_disable_tpg(struct srpt_tpg *stpg)
+{
+	struct srpt_port *sport;
+
+	mutex_lock(&srpt_dev_mutex);
+	stpg->enabled = false;
+	sport = stpg->port_id->sport;
+	if (sport) {
+		srpt_update_port_enabled(sport);
+		srpt_close_port_chs(sport, stpg);
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	srpt_wait_chs_released(&stpg->nr_ch, stpg->port_id->name);
+}
+
+/**
  * srpt_enable_tpg() - configfs callback for writing the TPG's enable file
  * @se_tpg: portal group
  * @enable: whether logins may come in
  *
- * Disabling closes the channels of the TPG and returns once they are gone.
+ * LIO itself sets se_tpg->enabled after this returns (and registers or
+ * erases the TPG's relative port ID with it); the driver keeps its own
+ * flag. Disabling closes the channels of the TPG and returns once they are
+ * gone.
  *
  * Return: 0, or -ENODEV when the port's HCA is gone and @enable is set.
  */
@@ -4326,31 +4387,34 @@ static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 	struct srpt_tpg *stpg = container_of(se_tpg, struct srpt_tpg, tpg);
 	struct srpt_port *sport;
 
+	if (!enable) {
+		srpt_disable_tpg(stpg);
+		return 0;
+	}
 	mutex_lock(&srpt_dev_mutex);
 	sport = stpg->port_id->sport;
-	if (!sport) {
-		mutex_unlock(&srpt_dev_mutex);
-		return enable ? -ENODEV : 0;
+	if (sport) {
+		stpg->enabled = true;
+		srpt_update_port_enabled(sport);
 	}
-	se_tpg->enabled = enable;
-	srpt_update_port_enabled(sport);
-	if (!enable)
-		srpt_wait_port_chs(sport, se_tpg);
 	mutex_unlock(&srpt_dev_mutex);
-	return 0;
+	return sport ? 0 : -ENODEV;
 }
 
 /**
  * srpt_drop_tpg() - configfs callback invoked for rmdir of a TPG
  * @tpg: portal group
+ *
+ * LIO does not disable a TPG that is removed while enabled: that is done
+ * here, without touching tpg->enabled, so that core_tpg_deregister() still
+ * sees the TPG enabled and frees its relative port ID.
  */
 static void srpt_drop_tpg(struct se_portal_group *tpg)
 {
 	struct srpt_tpg *stpg = container_of(tpg, struct srpt_tpg, tpg);
 	struct srpt_port_id *port_id = stpg->port_id;
 
-	if (tpg->enabled)
-		srpt_enable_tpg(tpg, false);
+	srpt_disable_tpg(stpg);
 	mutex_lock(&port_id->mutex);
 	list_del(&stpg->entry);
 	mutex_unlock(&port_id->mutex);
@@ -4529,6 +4593,18 @@ CONFIGFS_ATTR(srpt_tpg_attrib_, srp_sq_size);
 static int srpt_enable_srq(struct srpt_device *sdev);
 
 /**
+ * srpt_free_sdev() - free the memory of a device once nobody looks at it
+ * @kref: srpt_device.refs
+ *
+ * srpt_remove_one() has released every resource by then; only the memory
+ * is left, which a configfs writer may still have been reading.
+ */
+static void srpt_free_sdev(struct kref *kref)
+{
+	kfree(container_of(kref, struct srpt_device, refs));
+}
+
+/**
  * srpt_tpg_attrib_use_srq_show() - show use_srq
  * @item: configfs item
  * @page: output
@@ -4563,6 +4639,7 @@ static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 					     const char *page, size_t count)
 {
+	struct srpt_device *sdev = NULL;
 	struct srpt_port *sport;
 	ssize_t ret = count;
 	u32 val;
@@ -4580,10 +4657,22 @@ static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 			ret = err;
 		} else {
 			sport->port_attrib.use_srq = val;
-			srpt_wait_port_chs(sport, NULL);
+			srpt_close_port_chs(sport, NULL);
+			sdev = sport->sdev;
+			kref_get(&sdev->refs);
 		}
 	}
 	mutex_unlock(&srpt_dev_mutex);
+	if (!sdev)
+		return ret;
+	/*
+	 * Wait, without srpt_dev_mutex, for the channels of the old mode only:
+	 * new logins (in the new mode) may come in meanwhile. The reference
+	 * keeps sport's memory while the HCA is removed under us; the removal
+	 * closes and waits for the same channels, so the count reaches 0.
+	 */
+	srpt_wait_chs_released(&sport->mode_chs[!val], sport->guid_name);
+	kref_put(&sdev->refs, srpt_free_sdev);
 	return ret;
 }
 CONFIGFS_ATTR(srpt_tpg_attrib_, use_srq);
@@ -4801,52 +4890,50 @@ static int srpt_enable_srq(struct srpt_device *sdev)
 
 	mutex_lock(&sdev->sdev_mutex);
 	if (sdev->srq)
-		goto out;
+		goto unlock;
 	if (!sdev->device->attrs.max_srq) {
 		ret = -EOPNOTSUPP;
-		goto out;
+		goto unlock;
 	}
 	srq = ib_create_srq(sdev->pd, &init);
 	if (IS_ERR(srq)) {
 		ret = PTR_ERR(srq);
-		goto out;
+		goto unlock;
 	}
+	ret = -ENOMEM;
 	sdev->req_buf_cache = srpt_cache_get(align + srp_max_req_size);
 	if (!sdev->req_buf_cache)
-		goto free_srq;
+		goto destroy_srq;
 	sdev->ioctx_ring = (struct srpt_recv_ioctx **)
 		srpt_alloc_ioctx_ring(sdev, sdev->srq_size,
 				      sizeof(*sdev->ioctx_ring[0]),
 				      sdev->req_buf_cache, align,
 				      DMA_FROM_DEVICE);
 	if (!sdev->ioctx_ring)
-		goto put_cache;
+		goto destroy_srq;
 	sdev->srq = srq;
 	for (i = 0; i < sdev->srq_size; i++) {
 		INIT_LIST_HEAD(&sdev->ioctx_ring[i]->wait_list);
 		ret = srpt_post_recv(sdev, NULL, sdev->ioctx_ring[i]);
 		if (ret)
-			break;
+			goto destroy_srq;
 	}
-	if (!ret) {
-		sdev->use_srq = true;
-		pr_info("%s: SRQ of %d entries\n", dev_name(&sdev->device->dev),
-			sdev->srq_size);
-		goto out;
-	}
+	sdev->use_srq = true;
+	pr_info("%s: SRQ of %d entries\n", dev_name(&sdev->device->dev),
+		sdev->srq_size);
+	goto unlock;
+
+destroy_srq:
+	/* First the SRQ: it may still own (and write to) posted buffers. */
+	ib_destroy_srq(srq);
 	sdev->srq = NULL;
 	srpt_free_ioctx_ring((struct srpt_ioctx **)sdev->ioctx_ring, sdev,
 			     sdev->srq_size, sdev->req_buf_cache,
 			     DMA_FROM_DEVICE);
 	sdev->ioctx_ring = NULL;
-put_cache:
 	srpt_cache_put(sdev->req_buf_cache);
 	sdev->req_buf_cache = NULL;
-free_srq:
-	ib_destroy_srq(srq);
-	if (!ret)
-		ret = -ENOMEM;
-out:
+unlock:
 	mutex_unlock(&sdev->sdev_mutex);
 	return ret;
 }
@@ -4947,6 +5034,8 @@ static void srpt_init_port(struct srpt_device *sdev, u32 i)
 	INIT_LIST_HEAD(&sport->nexus_list);
 	INIT_WORK(&sport->work, srpt_port_work);
 	atomic_set(&sport->refcount, 0);
+	atomic_set(&sport->mode_chs[0], 0);
+	atomic_set(&sport->mode_chs[1], 0);
 	ret = srpt_refresh_port(sport);
 	if (ret)
 		pr_info("%s port %u: not ready yet (%d)\n",
@@ -5003,6 +5092,7 @@ static int srpt_add_one(struct ib_device *device)
 		return -ENOMEM;
 	sdev->port_cnt = nports;
 	sdev->device = device;
+	kref_init(&sdev->refs);
 	mutex_init(&sdev->sdev_mutex);
 	sdev->pd = ib_alloc_pd(device, 0);
 	if (IS_ERR(sdev->pd)) {
@@ -5016,7 +5106,6 @@ static int srpt_add_one(struct ib_device *device)
 	if (!srpt_service_guid)
 		srpt_service_guid = be64_to_cpu(device->node_guid);
 
-	srpt_listen_ib_cm(sdev);
 	for (i = 0; i < nports; i++)
 		srpt_init_port(sdev, i);
 	INIT_IB_EVENT_HANDLER(&sdev->event_handler, device, srpt_event_handler);
@@ -5027,21 +5116,24 @@ static int srpt_add_one(struct ib_device *device)
 	srpt_attach_port_ids(sdev);
 	mutex_unlock(&srpt_dev_mutex);
 	ib_set_client_data(device, &srpt_client, sdev);
+	/* Last: an IB/CM login may come in as soon as this listens. */
+	srpt_listen_ib_cm(sdev);
 	pr_info("added %s: %u port(s), GUID %016llx\n", dev_name(&device->dev),
 		nports, srpt_service_guid);
 	return 0;
 }
 
 /**
- * srpt_release_sport() - close the channels of a port and wait for them
- * @sport: SRPT HCA port
+ * srpt_release_sport() - wait until every channel of a port is released
+ * @sport: SRPT HCA port whose channels were closed
  *
- * Return: 0.
+ * Waits for srpt_port.refcount, which a channel drops as the very last step
+ * of its release, not for the nexus lists: a channel that has left them may
+ * still be using the device's PD, SRQ and CQs.
  */
-static int srpt_release_sport(struct srpt_port *sport)
+static void srpt_release_sport(struct srpt_port *sport)
 {
-	srpt_wait_port_chs(sport, NULL);
-	return 0;
+	srpt_wait_chs_released(&sport->refcount, sport->guid_name);
 }
 
 /**
@@ -5049,33 +5141,40 @@ static int srpt_release_sport(struct srpt_port *sport)
  * @device: describes a HCA
  * @client_data: the value passed to ib_set_client_data()
  *
- * Called on rmmod and on hot-unplug (rdma link del): closes every channel
- * of the device, waits for them and frees everything. WWNs of the device
- * stay in configfs, detached.
+ * Called on rmmod and on hot-unplug (rdma link del): stops the IB/CM
+ * listener first, closes every channel of the device, waits until all of
+ * them are released and frees everything. The waiting is done without
+ * srpt_dev_mutex: the device is off srpt_dev_list and its WWNs are detached
+ * by then, so no login (RDMA/CM looks the device up in that list, IB/CM
+ * came through the listener) and no configfs write reaches it any more; a
+ * configfs writer already waiting holds a reference on the memory. WWNs of
+ * the device stay in configfs, detached.
  */
 static void srpt_remove_one(struct ib_device *device, void *client_data)
 {
 	struct srpt_device *sdev = client_data;
 	u32 i;
 
+	if (sdev->cm_id)
+		ib_destroy_cm_id(sdev->cm_id);
 	ib_unregister_event_handler(&sdev->event_handler);
 	for (i = 0; i < sdev->port_cnt; i++)
 		cancel_work_sync(&sdev->port[i].work);
 	srpt_unregister_mad_agent(sdev, sdev->port_cnt);
-	if (sdev->cm_id)
-		ib_destroy_cm_id(sdev->cm_id);
 
 	mutex_lock(&srpt_dev_mutex);
 	list_del(&sdev->list);
 	srpt_detach_port_ids(sdev);
 	for (i = 0; i < sdev->port_cnt; i++)
-		srpt_release_sport(&sdev->port[i]);
+		srpt_close_port_chs(&sdev->port[i], NULL);
 	mutex_unlock(&srpt_dev_mutex);
+	for (i = 0; i < sdev->port_cnt; i++)
+		srpt_release_sport(&sdev->port[i]);
 
 	srpt_free_srq(sdev);
 	ib_dealloc_pd(sdev->pd);
 	pr_info("removed %s\n", dev_name(&device->dev));
-	kfree(sdev);
+	kref_put(&sdev->refs, srpt_free_sdev);
 }
 
 static struct ib_client srpt_client = {
@@ -5127,6 +5226,12 @@ static void __exit srpt_cleanup_module(void)
 {
 	srpt_set_rdma_cm_port(0);
 	ib_unregister_client(&srpt_client);
+	/*
+	 * Every channel was released by srpt_remove_one(); a release work may
+	 * still be returning from srpt_put_port_ch(). Wait for it before the
+	 * fabric, and then the module text, go away.
+	 */
+	flush_workqueue(srpt_wq);
 	target_unregister_template(&srpt_template);
 	destroy_workqueue(srpt_wq);
 }

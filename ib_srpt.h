@@ -346,6 +346,7 @@ struct srpt_nexus;
  * struct srpt_rdma_ch - one SRP channel (RDMA connection + LIO session)
  * @nexus: I_T nexus this channel belongs to
  * @sport: HCA port the login arrived on
+ * @stpg: TPG of the channel's session, set when it joins its nexus
  * @ib_cm_id: IB/CM connection, or NULL
  * @rdma_cm_id: RDMA/CM connection, or NULL
  * @using_rdma_cm: true for RDMA/CM logins
@@ -385,6 +386,7 @@ struct srpt_nexus;
 struct srpt_rdma_ch {
 	struct srpt_nexus *nexus;
 	struct srpt_port *sport;
+	struct srpt_tpg *stpg;
 	struct ib_cm_id *ib_cm_id;
 	struct rdma_cm_id *rdma_cm_id;
 	bool using_rdma_cm;
@@ -453,11 +455,17 @@ struct srpt_port_attrib {
  * struct srpt_tpg - a target portal group
  * @entry: entry in the port ID's TPG list
  * @port_id: owning port ID
+ * @enabled: logins may join this TPG; the driver's own flag, because LIO
+ *	sets tpg.enabled only after the enable callback has returned and clears
+ *	it only after the disable callback has returned
+ * @nr_ch: channels with a session in this TPG that are not fully released
  * @tpg: LIO portal group
  */
 struct srpt_tpg {
 	struct list_head entry;
 	struct srpt_port_id *port_id;
+	bool enabled;
+	atomic_t nr_ch;
 	struct se_portal_group tpg;
 };
 
@@ -506,7 +514,9 @@ struct port_and_port_id {
  * @guid_id: WWN made with @guid_name, or NULL
  * @gid_id: WWN made with @gid_name, or NULL
  * @port_attrib: TPG attributes
- * @refcount: channels on this port
+ * @refcount: channels on this port that are not fully released; the port
+ *	and its device are not freed before it is 0
+ * @mode_chs: the part of @refcount using a receive ring [0] or the SRQ [1]
  * @mutex: protects @nexus_list and channel lists
  * @nexus_list: I_T nexuses
  */
@@ -525,6 +535,7 @@ struct srpt_port {
 	struct srpt_port_id *gid_id;
 	struct srpt_port_attrib port_attrib;
 	atomic_t refcount;
+	atomic_t mode_chs[2];
 	struct mutex mutex;	/* see above */
 	struct list_head nexus_list;
 };
@@ -544,6 +555,8 @@ struct srpt_port {
  * @ioctx_ring: SRQ receive contexts
  * @event_handler: asynchronous event handler
  * @comp_vector: next completion vector to hand out
+ * @refs: references to the memory of this structure: one of the IB client
+ *	plus one per configfs writer waiting for channels of a port
  * @port_cnt: number of ports
  * @port: per-port state
  */
@@ -561,6 +574,7 @@ struct srpt_device {
 	struct srpt_recv_ioctx **ioctx_ring;
 	struct ib_event_handler event_handler;
 	atomic_t comp_vector;
+	struct kref refs;
 	u32 port_cnt;
 	struct srpt_port port[] __counted_by(port_cnt);
 };

@@ -139,6 +139,38 @@ cp_dmesg_since() {
 	dmesg | tail -n +"$(($1 + 1))"
 }
 
+# cp_released_before_removed MARK DEV [N]: wait (10 s) until the kernel log
+# since MARK has ib_srpt's "removed DEV" line and as many "channel released"
+# lines as "closing channel" lines (at least N, default 1); then check that
+# every "channel released" line comes before "removed DEV" (a device must
+# not be freed while a channel that uses it is still being released) and
+# that the log has no kernel warning, BUG or memory-debugging report.
+cp_released_before_removed() {
+	local mark=$1 dev=$2 want=${3:-1} klog rm_at late bad
+	# shellcheck disable=SC2317
+	_cp_settled() {
+		klog=$(cp_dmesg_since "$mark")
+		local closing released
+		closing=$(grep -c 'ib_srpt: .*: closing channel$' <<<"$klog") || true
+		released=$(grep -c 'ib_srpt: .*: channel released$' <<<"$klog") || true
+		grep -q "ib_srpt: removed $dev\$" <<<"$klog" &&
+			((released >= closing && released >= want))
+	}
+	if ! wait_for 10 _cp_settled; then
+		echo "no \"removed $dev\" or fewer than $want channel(s) released since the mark:" >&2
+		grep -E 'ib_srpt' <<<"$klog" >&2
+		return 1
+	fi
+	rm_at=$(grep -n "ib_srpt: removed $dev\$" <<<"$klog" | head -n 1 | cut -d: -f1)
+	late=$(tail -n +"$rm_at" <<<"$klog" | grep 'ib_srpt: .*: channel released$' || true)
+	bad=$(grep -E 'WARNING:|BUG[: ]|KFENCE:|Redzone overwritten|Poison overwritten|general protection|Oops' <<<"$klog" || true)
+	if [[ -n $late || -n $bad ]]; then
+		echo "released after \"removed $dev\": ${late:-none}; splat: ${bad:-none}" >&2
+		grep -E 'ib_srpt|WARNING|BUG' <<<"$klog" >&2
+		return 1
+	fi
+}
+
 CP_ERRF=$(mktemp /tmp/cp-err.XXXXXX)
 
 # cp_mkdir_err DIR: try mkdir DIR; set CP_ERR to "ok" or the error text

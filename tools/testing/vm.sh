@@ -26,6 +26,10 @@
 #   VM_MEM=4G VM_SMP=2  guest size
 #   VM_QEMU_EXTRA="OPT..."  more QEMU options, split on blanks (tools/bench
 #                     uses "-icount shift=5,sleep=off,align=off")
+#   VM_DEBUG_ARGS="..."  memory-debugging kernel parameters of every boot
+#                     (default "slub_debug=FZPU kfence.sample_interval=1": a
+#                     use-after-free or overrun is reported, and the guest
+#                     dmesg scan fails the test; "" switches them off)
 #   VERBOSE=1         show the whole guest console, not only progress lines
 #   VM_RUN_DIR=DIR    use DIR as the run directory (default: a new one)
 #
@@ -203,6 +207,7 @@ main() {
 
 	append="console=ttyS0,115200 panic=-1 log_buf_len=16M loglevel=4 mitigations=off"
 	append+=" nokaslr 8250.nr_uarts=1 ibsrpt_moddir=/ib_srpt/modules/lib/modules"
+	append+=" ${VM_DEBUG_ARGS-slub_debug=FZPU kfence.sample_interval=1}"
 	# shellcheck disable=SC2054 # commas belong to QEMU's option syntax
 	local -a qemu=(qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp "$VM_SMP"
 		-m "$VM_MEM" -nographic -no-reboot -nic none

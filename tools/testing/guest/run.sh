@@ -88,7 +88,7 @@ select_tests() {
 	done
 }
 
-BAD_DMESG='WARNING:|BUG:|Oops|kernel BUG at|general protection fault|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|lockdep|KASAN|UBSAN|hung task|blocked for more than|soft lockup|detected stall|Kernel panic|refcount_t:|list_(add|del) corruption|kmemleak'
+BAD_DMESG='WARNING:|BUG:|Oops|kernel BUG at|general protection fault|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|lockdep|KASAN|UBSAN|hung task|blocked for more than|soft lockup|detected stall|Kernel panic|refcount_t:|list_(add|del) corruption|kmemleak|BUG [a-z0-9_-]+ \(|Redzone overwritten|Poison overwritten|KFENCE:|do not call blocking ops'
 
 # run_bounded SECONDS LOG CMD...: run CMD in its own session; kill it after
 # SECONDS. Returns its status, 124 on timeout, 125 if it cannot be killed

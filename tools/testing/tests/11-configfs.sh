@@ -8,7 +8,9 @@
 # name it was made with (ours only: the stock module always reports the GID
 # form); the four attrib/ entries with defaults and ranges; ACL names in
 # every accepted form, bad ones refused; discovery_auth/rdma_cm_port moves
-# the RDMA/CM listener (login works on the new port, fails on the old one).
+# the RDMA/CM listener (login works on the new port, fails on the old one);
+# TPGs made, enabled and removed (enabled, or after a disable) again and again
+# do not leak relative target port IDs (issue 11, defect 13).
 
 # shellcheck disable=SC2317 # the case functions run through sub_case
 set -euo pipefail
@@ -199,6 +201,34 @@ case_rdma_cm_port() {
 }
 
 soft_rdma_setup
+# case_rtpi_cycle: LIO gives an enabled TPG the lowest free relative target
+# port ID, so a TPG made, enabled and removed again and again gets the same
+# ID each time unless an ID leaks (removing an enabled TPG, then a disable
+# and removal).
+case_rtpi_cycle() {
+	local wwn=$SRPT_CFS/$WWN_GUID tpg i r first="" made=0
+	[[ -d $wwn ]] || { mkdir "$wwn"; made=1; }
+	tpg=$wwn/tpgt_1
+	[[ ! -d $tpg ]] || { echo "$tpg exists already" >&2; return 1; }
+	for i in 1 2 3 4 5 6; do
+		mkdir "$tpg"
+		echo 1 >"$tpg/enable"
+		r=$(cat "$tpg/rtpi")
+		# Every other cycle: disable and enable once more before the rmdir.
+		if ((i % 2 == 0)); then
+			echo 0 >"$tpg/enable"
+			echo 1 >"$tpg/enable"
+			r=$r/$(cat "$tpg/rtpi")
+		fi
+		rmdir "$tpg"
+		log "cycle $i: rtpi $r"
+		first=${first:-${r%%/*}}
+		[[ $r == "$first" || $r == "$first/$first" ]] ||
+			{ echo "cycle $i: rtpi $r, the first cycle had $first: IDs leak" >&2; return 1; }
+	done
+	((made == 0)) || rmdir "$wwn"
+}
+
 srpt_load srp_max_req_size=8260
 WWN_GUID=$(port_wwn "$RDMA_DEV" 1 guid)
 WWN_GID=$(port_wwn "$RDMA_DEV" 1 gid)
@@ -218,4 +248,5 @@ cp_better wwn-reports-name "report the name a WWN was made with" ||
 sub_case attribs case_attribs || true
 sub_case acl-names case_acl_names || true
 sub_case rdma_cm_port-moves-listener case_rdma_cm_port || true
+sub_case rtpi-not-leaked case_rtpi_cycle || true
 sub_exit

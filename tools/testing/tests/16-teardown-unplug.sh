@@ -11,6 +11,17 @@
 # after "rdma link add" a login works again. Ours re-attaches the existing
 # configfs WWN to the returning port by itself; with the stock module the
 # stale WWN is removed and made again first.
+#
+# Issue 11 (defects 2 and 12): with eight channels logged in (ib_srp with
+# ch_count=2 and six srp-login MULTI logins of the same initiator), three
+# rounds each of
+# "enable=0 && rdma link del" and "logout && configfs teardown && rmmod" in
+# one command each: the device is freed ("removed") only after every channel
+# of it logged "channel released", without a warning, and a new login works
+# afterwards. With a second soft-RoCE device, enable=0 of a TPG whose
+# initiator has a write stuck in a slow (dm-delay) backstore does not hold
+# up a login to the other device: that login completes while enable=0 still
+# waits.
 
 # shellcheck disable=SC2317 # the case functions run through sub_case
 set -euo pipefail
@@ -18,8 +29,16 @@ set -euo pipefail
 . "$(dirname "$0")/../lib.sh"
 # shellcheck source=tools/testing/lib-cp.sh
 . "$(dirname "$0")/../lib-cp.sh"
+# shellcheck source=tools/testing/lib-dp.sh
+. "$(dirname "$0")/../lib-dp.sh"
 
 STATE=$(mktemp -d)
+DM=srpt_td_delay
+# rounds of the many-channel teardown cases; srp-login channels besides ib_srp's two
+ROUNDS=${SRPT_TEST_TEARDOWN_ROUNDS:-3}
+TOOL_CHS=6
+DM_SECTORS=0
+DEV0='' IP0='' TPG0='' TPG1=''
 
 # mk_target: GUID-form WWN, TPG, LUN 0 on $SO, ACL $IPV4, enabled, RDMA/CM
 # port 5555. Sets TPG.
@@ -96,6 +115,7 @@ case_unplug() {
 	rdma link del "$RDMA_DEV"
 	log "rdma link del $RDMA_DEV: $((SECONDS - t0))s"
 	wait_for 10 test ! -e "/sys/class/infiniband/$RDMA_DEV" || { echo "$RDMA_DEV still exists" >&2; return 1; }
+	cp_released_before_removed "$mark" "$RDMA_DEV" 1 || return 1
 	wait_for 20 test ! -e "/sys/class/scsi_host/$host" || { echo "$host still exists" >&2; return 1; }
 	left=$(cp_cm_ids | grep -F 'comm [ib_srpt]' | grep -v ' state LISTEN ' || true)
 	[[ -z $left ]] || { echo "ib_srpt CM IDs left: $left" >&2; return 1; }
@@ -119,7 +139,161 @@ case_replug_reattach() {
 	srp_logout "$disk"
 }
 
+# fresh_target: no initiator logged in, $RDMA_DEV present, ib_srpt loaded
+# with just mk_target's configuration. Sets TPG. (The case functions run
+# with "set -e" disabled by sub_case's "||": every step checks its status.)
+fresh_target() {
+	srp_logout_all || return
+	if [[ ! -e /sys/class/infiniband/$RDMA_DEV ]]; then
+		rdma link add "$RDMA_DEV" type "$SOFT_RDMA_TYPE" netdev "$NETDEV" || return
+		wait_for 20 rdma_port_active "$RDMA_DEV" 1 || return
+	fi
+	if [[ -d /sys/module/ib_srpt ]]; then
+		srpt_teardown_configfs || return
+	else
+		srpt_load srp_max_req_size=8260 || return
+	fi
+	mk_target
+}
+
+# login_many: log in ib_srp with two channels (no reconnecting) and
+# TOOL_CHS more channels of the same initiator with srp-login (MULTI, held),
+# so that many channels are released at once; print ib_srp's SCSI host.
+login_many() {
+	local disk host i
+	disk=$(srp_login ch_count=2) || return
+	host=$(srp_host_of "$disk") || return
+	echo off >"$(cp_rport_of "$host")/reconnect_delay" 2>/dev/null || true
+	for ((i = 0; i < TOOL_CHS; i++)); do
+		cp_tool_login_bg /dev/null -M -w 300 || return
+	done
+	cp_wait_channels $((2 + TOOL_CHS)) 30 >&2 || return
+	echo "$host"
+}
+
+# login_works: a new login and I/O work.
+login_works() {
+	local disk
+	disk=$(srp_login) || return
+	dd_verify "$disk" 1 || return
+	srp_logout "$disk"
+}
+
+# host_gone HOST: wait until ib_srp's SCSI host HOST went away.
+host_gone() {
+	wait_for 20 test ! -e "/sys/class/scsi_host/$1" ||
+		{ echo "$1 still exists" >&2; return 1; }
+}
+
+case_two_ch_disable_unplug() {
+	local host mark round
+	for ((round = 1; round <= ROUNDS; round++)); do
+		log "round $round"
+		fresh_target || return
+		host=$(login_many) || return
+		mark=$(cp_dmesg_mark)
+		echo 0 >"$TPG/enable" && rdma link del "$RDMA_DEV" || return
+		cp_released_before_removed "$mark" "$RDMA_DEV" $((2 + TOOL_CHS)) || return
+		host_gone "$host" || return
+	done
+	rdma link add "$RDMA_DEV" type "$SOFT_RDMA_TYPE" netdev "$NETDEV" || return
+	wait_for 20 rdma_port_active "$RDMA_DEV" 1 || return
+	if cp_is_stock; then
+		srpt_teardown_configfs || return
+		mk_target || return
+	else
+		echo 1 >"$TPG/enable" || return
+	fi
+	login_works
+}
+
+case_two_ch_logout_rmmod() {
+	local host rport mark round
+	for ((round = 1; round <= ROUNDS; round++)); do
+		log "round $round"
+		fresh_target || return
+		host=$(login_many) || return
+		rport=$(cp_rport_of "$host") || return
+		mark=$(cp_dmesg_mark)
+		echo 1 >"$rport/delete" && srpt_teardown_configfs &&
+			rmdir "$SRPT_CFS" && rmmod ib_srpt || return
+		cp_released_before_removed "$mark" "$RDMA_DEV" $((2 + TOOL_CHS)) || return
+		host_gone "$host" || return
+	done
+	srpt_load srp_max_req_size=8260 || return
+	mk_target || return
+	login_works
+}
+
+# set_delay MS: dm-delay $DM delays reads and writes by MS.
+set_delay() {
+	dmsetup suspend --noudevsync "$DM" &&
+		dmsetup load "$DM" --table "0 $DM_SECTORS delay /dev/nullb0 0 $1" &&
+		dmsetup resume --noudevsync "$DM"
+}
+
+# slow_other_dev_setup: TPG0 on $RDMA_DEV with a dm-delay LUN (delay 0 for
+# now), a second soft RDMA device (RDMA_DEV, IPV4... then name it) with
+# TPG1 exporting $SO. Sets DEV0, IP0, TPG0, TPG1, DM_SECTORS.
+slow_other_dev_setup() {
+	local slow
+	DEV0=$RDMA_DEV IP0=$IPV4
+	fresh_target || return
+	srpt_teardown_configfs || return
+	[[ -d /sys/module/null_blk ]] || nullblk_setup 1 || return
+	DM_SECTORS=$(blockdev --getsz /dev/nullb0) || return
+	dmsetup create --noudevsync "$DM" --table "0 $DM_SECTORS delay /dev/nullb0 0 0" || return
+	slow=$(backstore_iblock td_slow "$(dp_dm_dev "$DM")") || return
+	TPG0=$(srpt_add_target "$(port_wwn "$DEV0" 1 guid)") || return
+	srpt_add_lun "$TPG0" "$slow" >/dev/null || return
+	srpt_add_acl "$TPG0" "$IP0" >/dev/null || return
+	srpt_enable "$TPG0" || return
+	srpt_set_rdma_cm_port "$SRP_LOGIN_PORT" || return
+	soft_rdma_setup -n srpt1 -d "${SOFT_RDMA_TYPE}1" -4 10.212.0.1/24 -6 fd00:5251::1/64 || return
+	TPG1=$(srpt_add_target "$(port_wwn "$RDMA_DEV" 1 guid)") || return
+	srpt_add_lun "$TPG1" "$SO" >/dev/null || return
+	srpt_add_acl "$TPG1" "$IPV4" >/dev/null || return
+	srpt_enable "$TPG1"
+}
+
+case_disable_slow_other_dev() {
+	local disk host pid_en pid_io t0 t_login
+	modprobe dm_delay 2>/dev/null || { log "dm-delay is not available"; return 77; }
+	command -v dmsetup >/dev/null || { log "no dmsetup"; return 77; }
+	slow_other_dev_setup || return
+	disk=$(srp_login -d "$DEV0" dest="$IP0:$SRP_LOGIN_PORT" src="$IP0") || return
+	host=$(srp_host_of "$disk") || return
+	echo off >"$(cp_rport_of "$host")/reconnect_delay" 2>/dev/null || true
+	set_delay 20000 || return
+	dd if=/dev/zero of="$disk" bs=4k count=1 oflag=direct 2>/dev/null &
+	pid_io=$!
+	sleep 2
+	t0=$SECONDS
+	echo 0 >"$TPG0/enable" &
+	pid_en=$!
+	sleep 1
+	kill -0 "$pid_en" 2>/dev/null || { echo "enable=0 did not wait for the slow write" >&2; return 1; }
+	disk=$(srp_login -T 40) || return
+	t_login=$((SECONDS - t0))
+	if ! kill -0 "$pid_en" 2>/dev/null; then
+		echo "the login to $RDMA_DEV finished only after enable=0 of $DEV0 returned (${t_login}s)" >&2
+		return 1
+	fi
+	log "login to $RDMA_DEV done after ${t_login}s while enable=0 of $DEV0 still waits"
+	dd_verify "$disk" 1 || return
+	srp_logout "$disk" || return
+	wait "$pid_en" || { echo "enable=0 failed" >&2; return 1; }
+	log "enable=0 of $DEV0 returned after $((SECONDS - t0))s"
+	wait "$pid_io" || true
+	set_delay 0 || return
+	srp_logout "$host" 30 || true
+	srpt_teardown_configfs || return
+	rmdir "$CFS/core/iblock_0/td_slow" || return
+	dmsetup remove --noudevsync "$DM"
+}
+
 soft_rdma_setup
+cp_tool_init
 srpt_load srp_max_req_size=8260
 SO=$(backstore_brd cp_ram 16)
 mk_target
@@ -133,4 +307,7 @@ if sub_case hot-unplug case_unplug; then
 		sub_case replug-login-wwn-reattached case_replug_reattach || true
 	fi
 fi
+sub_case two-ch-disable-unplug case_two_ch_disable_unplug || true
+sub_case two-ch-logout-rmmod case_two_ch_logout_rmmod || true
+sub_case disable-slow-other-device-login case_disable_slow_other_dev || true
 sub_exit
