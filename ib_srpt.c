@@ -288,22 +288,64 @@ static int srpt_parse_i_port_id(u8 i_port_id[16], const char *name)
 }
 
 /**
- * srpt_check_acl_name() - check that a configfs ACL name is an initiator name
+ * srpt_acl_canonical() - the spelling of an initiator name that logins use
  * @name: GUID form, hex initiator port ID, IPv4 or IPv6 address
+ * @buf: output buffer
+ * @len: size of @buf; 40 bytes hold every form
  *
- * Return: 0 when @name is one of the accepted forms, else -EINVAL.
+ * LIO compares ACL names with the session names of logins byte for byte.
+ * The driver writes those names in one way only: GUID form and hex port
+ * IDs in lowercase with all 32 digits (keeping or leaving out the "0x"
+ * of @name), IPv4 addresses in dotted decimal without leading zeros, IPv6
+ * addresses with all eight groups of four digits, and IPv4-mapped IPv6
+ * addresses as IPv4 addresses.
+ *
+ * Return: 0 with the canonical spelling of @name in @buf, or -EINVAL when
+ * @name is none of the accepted forms.
  */
-static int srpt_check_acl_name(const char *name)
+static int srpt_acl_canonical(const char *name, char *buf, size_t len)
 {
+	union ib_gid gid = {};
 	u8 addr[16];
 	u64 guid;
 
-	if (!srpt_parse_guid(&guid, name) || !srpt_parse_i_port_id(addr, name))
-		return 0;
-	if (in4_pton(name, -1, addr, '\0', NULL) ||
-	    in6_pton(name, -1, addr, '\0', NULL))
-		return 0;
-	return -EINVAL;
+	if (!srpt_parse_guid(&guid, name)) {
+		gid.global.interface_id = cpu_to_be64(guid);
+		srpt_format_guid_name(buf, len, &gid);
+	} else if (!srpt_parse_i_port_id(addr, name)) {
+		snprintf(buf, len, "%s%16phN",
+			 name[0] == '0' && tolower(name[1]) == 'x' ? "0x" : "",
+			 addr);
+	} else if (in4_pton(name, -1, addr, '\0', NULL)) {
+		snprintf(buf, len, "%pI4", addr);
+	} else if (in6_pton(name, -1, addr, '\0', NULL)) {
+		if (ipv6_addr_v4mapped((struct in6_addr *)addr))
+			snprintf(buf, len, "%pI4", addr + 12);
+		else
+			snprintf(buf, len, "%pI6", addr);
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * srpt_check_acl_name() - check a configfs ACL name and normalise it
+ * @name: GUID form, hex initiator port ID, IPv4 or IPv6 address
+ * @canon: output buffer for the canonical spelling of @name
+ * @len: size of @canon
+ *
+ * Return: 0 with the spelling of @name that logins use in @canon (see
+ * srpt_acl_canonical()), or -EINVAL with @canon empty when @name is no
+ * initiator name.
+ */
+static int srpt_check_acl_name(const char *name, char *canon, size_t len)
+{
+	if (srpt_acl_canonical(name, canon, len)) {
+		canon[0] = '\0';
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Login request validation ---------------------------------------------- */
@@ -4139,19 +4181,68 @@ static int srpt_check_true(struct se_portal_group *tpg)
 }
 
 /**
- * srpt_init_nodeacl() - check the name of a new ACL
+ * srpt_rename_nodeacl() - give a new ACL the name that logins use
+ * @se_nacl: the ACL, already on the TPG's list under the name it was made
+ *	with
+ * @canon: the canonical spelling of that name
+ *
+ * LIO finds the ACL of a login by comparing names byte for byte, under the
+ * TPG's acl_node_mutex, which also guards initiatorname[]. The configfs
+ * directory keeps the name the administrator wrote.
+ *
+ * Return: 0, or -EEXIST when another ACL of the TPG already has @canon.
+ */
+static int srpt_rename_nodeacl(struct se_node_acl *se_nacl, const char *canon)
+{
+	struct se_portal_group *tpg = se_nacl->se_tpg;
+	struct se_node_acl *acl;
+	int ret = 0;
+
+	mutex_lock(&tpg->acl_node_mutex);
+	list_for_each_entry(acl, &tpg->acl_node_list, acl_list) {
+		if (acl != se_nacl && !strcmp(acl->initiatorname, canon)) {
+			ret = -EEXIST;
+			break;
+		}
+	}
+	if (!ret)
+		strscpy(se_nacl->initiatorname, canon,
+			sizeof(se_nacl->initiatorname));
+	mutex_unlock(&tpg->acl_node_mutex);
+	return ret;
+}
+
+/**
+ * srpt_init_nodeacl() - check the name of a new ACL, normalise it
  * @se_nacl: the ACL
  * @name: GUID form, hex initiator port ID, IPv4 or IPv6 address
  *
- * Return: 0 or -EINVAL.
+ * An initiator name spelled otherwise than the driver names logins (upper
+ * case, fewer hex digits, compressed IPv6, ...) would never match a login;
+ * the ACL gets the canonical spelling instead, so that it does.
+ *
+ * Return: 0, -EINVAL for a name that is no initiator name, or -EEXIST when
+ * the TPG already has an ACL for that initiator under another spelling.
  */
 static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 {
-	if (srpt_check_acl_name(name)) {
+	char canon[40];
+	int ret;
+
+	if (srpt_check_acl_name(name, canon, sizeof(canon))) {
 		pr_info("ACL name \"%s\" is not an initiator name\n", name);
 		return -EINVAL;
 	}
-	return 0;
+	if (!strcmp(name, canon))
+		return 0;
+	ret = srpt_rename_nodeacl(se_nacl, canon);
+	if (ret)
+		pr_info("ACL \"%s\" refused: the TPG has an ACL for \"%s\"\n",
+			name, canon);
+	else
+		pr_info("ACL \"%s\" matches logins named \"%s\"\n", name,
+			canon);
+	return ret;
 }
 
 /* configfs: target ports (WWNs) and portal groups ----------------------- */
