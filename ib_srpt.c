@@ -2061,6 +2061,25 @@ static u32 srpt_ch_sq_size(u32 attr_sq, const struct ib_device_attr *attrs,
 }
 
 /**
+ * srpt_ch_set_iu_lens() - IU lengths of a new channel
+ * @ch: the new channel
+ * @req: the login request, already validated
+ *
+ * Every receive buffer, ring or SRQ, holds srp_max_req_size bytes, and the
+ * login response promises exactly that as the maximum initiator-to-target
+ * IU length: an initiator may send any IU up to it, even when it asked for
+ * less (SRP-2: the response field is the largest IU the target accepts on
+ * the channel). Target-to-initiator IUs are limited by what the initiator
+ * asked for.
+ */
+static void srpt_ch_set_iu_lens(struct srpt_rdma_ch *ch,
+				const struct srp_login_req *req)
+{
+	ch->max_it_iu_len = srp_max_req_size;
+	ch->max_ti_iu_len = be32_to_cpu(req->req_it_iu_len);
+}
+
+/**
  * srpt_alloc_ch() - allocate a channel for a login request
  * @sport: port the login arrived on
  * @req: the login request, already validated
@@ -2101,8 +2120,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	strscpy(ch->sess_name, src_addr, sizeof(ch->sess_name));
 	memcpy(ch->t_port_id, req->target_port_id, 16);
 
-	ch->max_it_iu_len = be32_to_cpu(req->req_it_iu_len);
-	ch->max_ti_iu_len = ch->max_it_iu_len;
+	srpt_ch_set_iu_lens(ch, req);
 	ch->max_rsp_size = sport->port_attrib.srp_max_rsp_size;
 	ch->rq_size = min_t(int, SRPT_MAX_RQ_SIZE, attrs->max_qp_wr);
 	ch->sq_size = srpt_ch_sq_size(sport->port_attrib.srp_sq_size, attrs,
@@ -2243,8 +2261,8 @@ static void srpt_build_login_rsp(struct srpt_rdma_ch *ch,
 	rsp->opcode = SRP_LOGIN_RSP;
 	rsp->tag = req->tag;
 	rsp->req_lim_delta = cpu_to_be32(ch->rq_size);
-	rsp->max_it_iu_len = cpu_to_be32(srp_max_req_size);
-	rsp->max_ti_iu_len = req->req_it_iu_len;
+	rsp->max_it_iu_len = cpu_to_be32(ch->max_it_iu_len);
+	rsp->max_ti_iu_len = cpu_to_be32(ch->max_ti_iu_len);
 	rsp->buf_fmt = cpu_to_be16(SRP_BUF_FORMAT_DIRECT |
 				   SRP_BUF_FORMAT_INDIRECT);
 	rsp->rsp_flags = flags;

@@ -1397,6 +1397,37 @@ static void srpt_test_login_reason_order(struct kunit *test)
 			SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT);
 }
 
+/*
+ * The login response may allow no IU that the receive buffers cannot hold:
+ * ch->max_it_iu_len is the size of every ring buffer (srpt_alloc_ch_rings()
+ * and srpt_post_recv()). A small requested IU length limits only the IUs
+ * the target sends.
+ */
+static void srpt_test_login_rsp_iu_lens(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
+	struct srp_login_req *req = good_login(test);
+	struct srp_login_rsp rsp;
+	u32 it_lens[] = { SRPT_MIN_IU_LEN, 148, SRPT_TEST_REQ_SIZE };
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	ch->rq_size = SRPT_MAX_RQ_SIZE;
+	for (i = 0; i < ARRAY_SIZE(it_lens); i++) {
+		u32 rsp_max_it, rsp_max_ti;
+
+		req->req_it_iu_len = cpu_to_be32(it_lens[i]);
+		srpt_ch_set_iu_lens(ch, req);
+		srpt_build_login_rsp(ch, req, &rsp, 0);
+		rsp_max_it = be32_to_cpu(rsp.max_it_iu_len);
+		rsp_max_ti = be32_to_cpu(rsp.max_ti_iu_len);
+		KUNIT_EXPECT_EQ(test, rsp_max_it, ch->max_it_iu_len);
+		KUNIT_EXPECT_EQ(test, ch->max_it_iu_len, SRPT_TEST_REQ_SIZE);
+		KUNIT_EXPECT_EQ(test, rsp_max_ti, it_lens[i]);
+		KUNIT_EXPECT_EQ(test, ch->max_ti_iu_len, it_lens[i]);
+	}
+}
+
 /* ---- SRP_CMD data descriptors: srpt_parse_cmd_bufs() ---- */
 
 #define CMD_HDR		((u32)sizeof(struct srp_cmd))	/* 48 */
@@ -2414,6 +2445,7 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_login_buf_fmt_none),
 	KUNIT_CASE(srpt_test_login_buf_fmt_unknown),
 	KUNIT_CASE(srpt_test_login_reason_order),
+	KUNIT_CASE(srpt_test_login_rsp_iu_lens),
 	KUNIT_CASE(srpt_test_cmd_layout),
 	KUNIT_CASE(srpt_test_cmd_no_data),
 	KUNIT_CASE(srpt_test_cmd_header_truncated),
