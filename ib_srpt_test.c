@@ -1397,6 +1397,76 @@ static void srpt_test_login_reason_order(struct kunit *test)
 			SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT);
 }
 
+static void srpt_test_login_opcode(struct kunit *test)
+{
+	static const u8 ops[] = { SRP_LOGIN_RSP, SRP_CMD, SRP_TSK_MGMT,
+				  SRP_I_LOGOUT, SRP_LOGIN_REJ, 0xff };
+	struct srp_login_req *req = good_login(test);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		req->opcode = ops[i];
+		KUNIT_EXPECT_EQ_MSG(test, srpt_check_login(req, true),
+				    SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL,
+				    "opcode %#x", ops[i]);
+	}
+	/* Checked first: the rest of a non-login IU means nothing. */
+	req->req_it_iu_len = 0;
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, false),
+			SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL);
+}
+
+static void expect_rej_text(struct kunit *test, struct srp_login_req *req,
+			    bool enabled, const char *text)
+{
+	char buf[64];
+
+	srpt_login_rej_text(buf, sizeof(buf), req,
+			    srpt_check_login(req, enabled));
+	KUNIT_EXPECT_STREQ(test, buf, text);
+}
+
+static void srpt_test_login_rej_text(struct kunit *test)
+{
+	struct srp_login_req *req = good_login(test);
+
+	req->req_it_iu_len = cpu_to_be32(70000);
+	expect_rej_text(test, req, true, "IU length 70000 above 8260");
+	req->req_it_iu_len = cpu_to_be32(8);
+	expect_rej_text(test, req, true, "IU length 8 below 64");
+	expect_rej_text(test, good_login(test), false, "port disabled");
+	req = good_login(test);
+	memset(req->target_port_id, 0x11, 16);
+	expect_rej_text(test, req, true,
+			"target port ID mismatch (0x11111111111111111111111111111111)");
+	req = good_login(test);
+	req->req_buf_fmt = cpu_to_be16(0x8006);
+	expect_rej_text(test, req, true, "unsupported buffer formats 0x8006");
+	req = good_login(test);
+	req->opcode = SRP_CMD;
+	expect_rej_text(test, req, true, "opcode 0x2 is not a login request");
+}
+
+/* The port number comes from the CM event: only 1..port_cnt are ports. */
+static void srpt_test_login_port_num(struct kunit *test)
+{
+	struct srpt_device *sdev = test_sport(test)->sdev;
+	struct srp_login_req *req = good_login(test);
+
+	KUNIT_EXPECT_PTR_EQ(test, srpt_login_port(sdev, 1), &sdev->port[0]);
+	KUNIT_EXPECT_NULL(test, srpt_login_port(sdev, 0));
+	KUNIT_EXPECT_NULL(test, srpt_login_port(sdev, 2));
+	KUNIT_EXPECT_NULL(test, srpt_login_port(sdev, 256));
+	KUNIT_EXPECT_NULL(test, srpt_login_port(sdev, U32_MAX));
+
+	test_sport(test)->enabled = true;
+	KUNIT_EXPECT_EQ(test, srpt_cm_req_check(sdev, 1, req, "test"), 0);
+	KUNIT_EXPECT_EQ(test, srpt_cm_req_check(sdev, 0, req, "test"),
+			SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL);
+	KUNIT_EXPECT_EQ(test, srpt_cm_req_check(sdev, 2, req, "test"),
+			SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL);
+}
+
 /*
  * The login response may allow no IU that the receive buffers cannot hold:
  * ch->max_it_iu_len is the size of every ring buffer (srpt_alloc_ch_rings()
@@ -2445,6 +2515,9 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_login_buf_fmt_none),
 	KUNIT_CASE(srpt_test_login_buf_fmt_unknown),
 	KUNIT_CASE(srpt_test_login_reason_order),
+	KUNIT_CASE(srpt_test_login_opcode),
+	KUNIT_CASE(srpt_test_login_rej_text),
+	KUNIT_CASE(srpt_test_login_port_num),
 	KUNIT_CASE(srpt_test_login_rsp_iu_lens),
 	KUNIT_CASE(srpt_test_cmd_layout),
 	KUNIT_CASE(srpt_test_cmd_no_data),
