@@ -288,22 +288,64 @@ static int srpt_parse_i_port_id(u8 i_port_id[16], const char *name)
 }
 
 /**
- * srpt_check_acl_name() - check that a configfs ACL name is an initiator name
+ * srpt_acl_canonical() - the spelling of an initiator name that logins use
  * @name: GUID form, hex initiator port ID, IPv4 or IPv6 address
+ * @buf: output buffer
+ * @len: size of @buf; 40 bytes hold every form
  *
- * Return: 0 when @name is one of the accepted forms, else -EINVAL.
+ * LIO compares ACL names with the session names of logins byte for byte.
+ * The driver writes those names in one way only: GUID form and hex port
+ * IDs in lowercase with all 32 digits (keeping or leaving out the "0x"
+ * of @name), IPv4 addresses in dotted decimal without leading zeros, IPv6
+ * addresses with all eight groups of four digits, and IPv4-mapped IPv6
+ * addresses as IPv4 addresses.
+ *
+ * Return: 0 with the canonical spelling of @name in @buf, or -EINVAL when
+ * @name is none of the accepted forms.
  */
-static int srpt_check_acl_name(const char *name)
+static int srpt_acl_canonical(const char *name, char *buf, size_t len)
 {
+	union ib_gid gid = {};
 	u8 addr[16];
 	u64 guid;
 
-	if (!srpt_parse_guid(&guid, name) || !srpt_parse_i_port_id(addr, name))
-		return 0;
-	if (in4_pton(name, -1, addr, '\0', NULL) ||
-	    in6_pton(name, -1, addr, '\0', NULL))
-		return 0;
-	return -EINVAL;
+	if (!srpt_parse_guid(&guid, name)) {
+		gid.global.interface_id = cpu_to_be64(guid);
+		srpt_format_guid_name(buf, len, &gid);
+	} else if (!srpt_parse_i_port_id(addr, name)) {
+		snprintf(buf, len, "%s%16phN",
+			 name[0] == '0' && tolower(name[1]) == 'x' ? "0x" : "",
+			 addr);
+	} else if (in4_pton(name, -1, addr, '\0', NULL)) {
+		snprintf(buf, len, "%pI4", addr);
+	} else if (in6_pton(name, -1, addr, '\0', NULL)) {
+		if (ipv6_addr_v4mapped((struct in6_addr *)addr))
+			snprintf(buf, len, "%pI4", addr + 12);
+		else
+			snprintf(buf, len, "%pI6", addr);
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * srpt_check_acl_name() - check a configfs ACL name and normalise it
+ * @name: GUID form, hex initiator port ID, IPv4 or IPv6 address
+ * @canon: output buffer for the canonical spelling of @name
+ * @len: size of @canon
+ *
+ * Return: 0 with the spelling of @name that logins use in @canon (see
+ * srpt_acl_canonical()), or -EINVAL with @canon empty when @name is no
+ * initiator name.
+ */
+static int srpt_check_acl_name(const char *name, char *canon, size_t len)
+{
+	if (srpt_acl_canonical(name, canon, len)) {
+		canon[0] = '\0';
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Login request validation ---------------------------------------------- */
@@ -314,7 +356,9 @@ static int srpt_check_acl_name(const char *name)
  * @port_enabled: whether a TPG of the receiving port is enabled
  *
  * Checks the request in the order in which the reject reasons are defined
- * for this target: IU length, port state, target port ID, buffer formats.
+ * for this target: opcode, IU length, port state, target port ID, buffer
+ * formats. An information unit that is no SRP_LOGIN_REQ cannot establish a
+ * channel (SRP-2 has no more specific reason for it).
  *
  * Return: 0 to accept, else the SRP_LOGIN_REJ reason to send.
  */
@@ -325,6 +369,8 @@ static u32 srpt_check_login(const struct srp_login_req *req, bool port_enabled)
 	u16 buf_fmt = be16_to_cpu(req->req_buf_fmt);
 	__be64 guid = cpu_to_be64(srpt_service_guid);
 
+	if (req->opcode != SRP_LOGIN_REQ)
+		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	if (it_iu_len < SRPT_MIN_IU_LEN || it_iu_len > srp_max_req_size)
 		return SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE;
 	if (!port_enabled)
@@ -335,6 +381,51 @@ static u32 srpt_check_login(const struct srp_login_req *req, bool port_enabled)
 	if (!(buf_fmt & formats) || (buf_fmt & ~formats))
 		return SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT;
 	return 0;
+}
+
+/**
+ * srpt_login_rej_text() - a reason of srpt_check_login() in words
+ * @buf: output buffer
+ * @len: size of @buf
+ * @req: the rejected login request
+ * @reason: what srpt_check_login() returned for @req
+ *
+ * Writes what an administrator needs to know about the reject, for the
+ * kernel log.
+ */
+static void srpt_login_rej_text(char *buf, size_t len,
+				const struct srp_login_req *req, u32 reason)
+{
+	u32 it_iu_len = be32_to_cpu(req->req_it_iu_len);
+
+	switch (reason) {
+	case SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL:
+		snprintf(buf, len, "opcode %#x is not a login request",
+			 req->opcode);
+		break;
+	case SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE:
+		if (it_iu_len < SRPT_MIN_IU_LEN)
+			snprintf(buf, len, "IU length %u below %u", it_iu_len,
+				 SRPT_MIN_IU_LEN);
+		else
+			snprintf(buf, len, "IU length %u above %d", it_iu_len,
+				 srp_max_req_size);
+		break;
+	case SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES:
+		snprintf(buf, len, "port disabled");
+		break;
+	case SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL:
+		snprintf(buf, len, "target port ID mismatch (0x%16phN)",
+			 req->target_port_id);
+		break;
+	case SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT:
+		snprintf(buf, len, "unsupported buffer formats %#x",
+			 be16_to_cpu(req->req_buf_fmt));
+		break;
+	default:
+		snprintf(buf, len, "reason %#x", reason);
+		break;
+	}
 }
 
 /* SRP_CMD data descriptors ---------------------------------------------- */
@@ -2036,6 +2127,25 @@ static u32 srpt_ch_sq_size(u32 attr_sq, const struct ib_device_attr *attrs,
 }
 
 /**
+ * srpt_ch_set_iu_lens() - IU lengths of a new channel
+ * @ch: the new channel
+ * @req: the login request, already validated
+ *
+ * Every receive buffer, ring or SRQ, holds srp_max_req_size bytes, and the
+ * login response promises exactly that as the maximum initiator-to-target
+ * IU length: an initiator may send any IU up to it, even when it asked for
+ * less (SRP-2: the response field is the largest IU the target accepts on
+ * the channel). Target-to-initiator IUs are limited by what the initiator
+ * asked for.
+ */
+static void srpt_ch_set_iu_lens(struct srpt_rdma_ch *ch,
+				const struct srp_login_req *req)
+{
+	ch->max_it_iu_len = srp_max_req_size;
+	ch->max_ti_iu_len = be32_to_cpu(req->req_it_iu_len);
+}
+
+/**
  * srpt_alloc_ch() - allocate a channel for a login request
  * @sport: port the login arrived on
  * @req: the login request, already validated
@@ -2076,8 +2186,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	strscpy(ch->sess_name, src_addr, sizeof(ch->sess_name));
 	memcpy(ch->t_port_id, req->target_port_id, 16);
 
-	ch->max_it_iu_len = be32_to_cpu(req->req_it_iu_len);
-	ch->max_ti_iu_len = ch->max_it_iu_len;
+	srpt_ch_set_iu_lens(ch, req);
 	ch->max_rsp_size = sport->port_attrib.srp_max_rsp_size;
 	ch->rq_size = min_t(int, SRPT_MAX_RQ_SIZE, attrs->max_qp_wr);
 	ch->sq_size = srpt_ch_sq_size(sport->port_attrib.srp_sq_size, attrs,
@@ -2158,11 +2267,7 @@ static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16])
 		}
 		mutex_unlock(&ids[i]->mutex);
 	}
-	if (ch->sess)
-		return 0;
-	pr_info("login from %s (initiator port ID %s) refused: no ACL for it on port %s\n",
-		name, hex, sport->guid_name);
-	return -EACCES;
+	return ch->sess ? 0 : -EACCES;
 }
 
 /**
@@ -2225,8 +2330,8 @@ static void srpt_build_login_rsp(struct srpt_rdma_ch *ch,
 	rsp->opcode = SRP_LOGIN_RSP;
 	rsp->tag = req->tag;
 	rsp->req_lim_delta = cpu_to_be32(ch->rq_size);
-	rsp->max_it_iu_len = cpu_to_be32(srp_max_req_size);
-	rsp->max_ti_iu_len = req->req_it_iu_len;
+	rsp->max_it_iu_len = cpu_to_be32(ch->max_it_iu_len);
+	rsp->max_ti_iu_len = cpu_to_be32(ch->max_ti_iu_len);
 	rsp->buf_fmt = cpu_to_be16(SRP_BUF_FORMAT_DIRECT |
 				   SRP_BUF_FORMAT_INDIRECT);
 	rsp->rsp_flags = flags;
@@ -2316,11 +2421,76 @@ static int srpt_send_login_rsp(struct srpt_rdma_ch *ch,
 }
 
 /**
+ * srpt_login_port() - the port a login request arrived on
+ * @sdev: HCA the request arrived on
+ * @port_num: port number from the connection manager event (1-based)
+ *
+ * Return: the port, or NULL when @sdev has no port @port_num.
+ */
+static struct srpt_port *srpt_login_port(struct srpt_device *sdev,
+					 u32 port_num)
+{
+	if (port_num < 1 || port_num > sdev->port_cnt)
+		return NULL;
+	return &sdev->port[port_num - 1];
+}
+
+/**
+ * srpt_log_rej() - log why a login request is rejected
+ * @sdev: HCA the request arrived on
+ * @port_num: HCA port number
+ * @req: the login request
+ * @src_addr: initiator name: GUID form (IB/CM) or IP address (RDMA/CM)
+ * @why: the reason in words
+ *
+ * Anybody who can reach the port can send login requests, so the message
+ * is rate-limited.
+ */
+static void srpt_log_rej(const struct srpt_device *sdev, u32 port_num,
+			 const struct srp_login_req *req, const char *src_addr,
+			 const char *why)
+{
+	pr_info_ratelimited("login from %s (initiator port ID 0x%16phN) to %s port %u refused: %s\n",
+			    src_addr, req->initiator_port_id,
+			    dev_name(&sdev->device->dev), port_num, why);
+}
+
+/**
+ * srpt_cm_req_check() - validate a login request before any allocation
+ * @sdev: HCA the request arrived on
+ * @port_num: HCA port number
+ * @req: the login request
+ * @src_addr: initiator name, for the log
+ *
+ * Return: 0 to go on, else the SRP_LOGIN_REJ reason to send (logged).
+ */
+static u32 srpt_cm_req_check(struct srpt_device *sdev, u32 port_num,
+			     const struct srp_login_req *req,
+			     const char *src_addr)
+{
+	struct srpt_port *sport = srpt_login_port(sdev, port_num);
+	char why[96];
+	u32 reason;
+
+	if (!sport) {
+		srpt_log_rej(sdev, port_num, req, src_addr,
+			     "no such port");
+		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+	}
+	reason = srpt_check_login(req, sport->enabled);
+	if (reason) {
+		srpt_login_rej_text(why, sizeof(why), req, reason);
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+	}
+	return reason;
+}
+
+/**
  * srpt_cm_req_recv() - process a login request
  * @sdev: HCA the request arrived on
  * @ib_cm_id: IB/CM connection, or NULL for RDMA/CM
  * @rdma_cm_id: RDMA/CM connection, or NULL for IB/CM
- * @port_num: HCA port number
+ * @port_num: HCA port number, as the connection manager reports it
  * @pkey: P_Key of the connection (informational)
  * @req: the login request in SRP layout
  * @src_addr: initiator name: GUID form (IB/CM) or IP address (RDMA/CM)
@@ -2336,37 +2506,45 @@ static int srpt_send_login_rsp(struct srpt_rdma_ch *ch,
 static int srpt_cm_req_recv(struct srpt_device *const sdev,
 			    struct ib_cm_id *ib_cm_id,
 			    struct rdma_cm_id *rdma_cm_id,
-			    u8 port_num, __be16 pkey,
+			    u32 port_num, __be16 pkey,
 			    const struct srp_login_req *req,
 			    const char *src_addr, u8 resp_res, u8 init_depth)
 {
-	struct srpt_port *sport = &sdev->port[port_num - 1];
+	struct srpt_port *sport;
 	struct srp_login_rsp rsp;
 	struct srpt_rdma_ch *ch;
+	char why[96];
 	u32 reason;
 	int ret, flags;
 
 	lockdep_assert_held(&srpt_dev_mutex);
-	pr_info("login from %s (pkey %#06x) on %s port %u: it_iu_len %u, flags %#x\n",
-		src_addr, be16_to_cpu(pkey), dev_name(&sdev->device->dev),
-		port_num, be32_to_cpu(req->req_it_iu_len), req->req_flags);
+	pr_debug("login from %s (pkey %#06x) on %s port %u: it_iu_len %u, flags %#x\n",
+		 src_addr, be16_to_cpu(pkey), dev_name(&sdev->device->dev),
+		 port_num, be32_to_cpu(req->req_it_iu_len), req->req_flags);
 
-	reason = srpt_check_login(req, sport->enabled);
-	if (reason) {
-		pr_info("login from %s rejected: reason %#x\n", src_addr,
-			reason);
+	reason = srpt_cm_req_check(sdev, port_num, req, src_addr);
+	if (reason)
 		goto reject;
-	}
+	sport = srpt_login_port(sdev, port_num);
 	reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 	ch = srpt_alloc_ch(sport, req, ib_cm_id, rdma_cm_id, src_addr);
-	if (IS_ERR(ch))
+	if (IS_ERR(ch)) {
+		snprintf(why, sizeof(why), "allocating the channel failed (%ld)",
+			 PTR_ERR(ch));
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
 		goto reject;
+	}
 	ret = srpt_create_ch_ib(ch);
 	if (ret) {
-		pr_err("%s: creating the queues failed (%d)\n", src_addr, ret);
+		snprintf(why, sizeof(why), "creating the queues failed (%d)",
+			 ret);
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
 		goto free_ch;
 	}
 	if (srpt_setup_session(ch, req->initiator_port_id)) {
+		snprintf(why, sizeof(why), "no ACL for it on port %s",
+			 sport->guid_name);
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
 		reason = SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
 		goto destroy_ib;
 	}
@@ -2375,20 +2553,23 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 	else
 		ib_cm_id->context = ch;
 	flags = srpt_join_nexus(ch, req);
-	if (flags < 0)
+	if (flags < 0) {
+		srpt_log_rej(sdev, port_num, req, src_addr, "out of memory");
 		goto remove_session;
+	}
 	srpt_build_login_rsp(ch, req, &rsp, flags);
 	ret = srpt_send_login_rsp(ch, &rsp, resp_res, init_depth);
 	if (ret) {
-		pr_err("%s: sending the login response failed (%d)\n",
-		       ch->sess_name, ret);
+		pr_err_ratelimited("%s: sending the login response failed (%d)\n",
+				   ch->sess_name, ret);
 		/* The channel is in its nexus: close it the normal way. */
 		srpt_close_ch(ch);
 		return 0;
 	}
-	pr_info("%s: login accepted, %d credits, %s, immediate data %s\n",
-		ch->sess_name, ch->rq_size, ch->use_srq ? "SRQ" : "ring",
-		ch->imm_data_offset ? "on" : "off");
+	pr_info_ratelimited("%s: login accepted, %d credits, %s, immediate data %s\n",
+			    ch->sess_name, ch->rq_size,
+			    ch->use_srq ? "SRQ" : "ring",
+			    ch->imm_data_offset ? "on" : "off");
 	return 0;
 
 remove_session:
@@ -3842,8 +4023,8 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 			 &((struct sockaddr_in *)sa)->sin_addr);
 
 	if (!rdma || event->param.conn.private_data_len < sizeof(*rdma)) {
-		pr_info("login from %s rejected: %u bytes of private data\n",
-			src, event->param.conn.private_data_len);
+		pr_info_ratelimited("login from %s rejected: %u bytes of private data\n",
+				    src, event->param.conn.private_data_len);
 		return -EINVAL;
 	}
 	req.opcode = rdma->opcode;
@@ -4163,19 +4344,68 @@ static int srpt_check_true(struct se_portal_group *tpg)
 }
 
 /**
- * srpt_init_nodeacl() - check the name of a new ACL
+ * srpt_rename_nodeacl() - give a new ACL the name that logins use
+ * @se_nacl: the ACL, already on the TPG's list under the name it was made
+ *	with
+ * @canon: the canonical spelling of that name
+ *
+ * LIO finds the ACL of a login by comparing names byte for byte, under the
+ * TPG's acl_node_mutex, which also guards initiatorname[]. The configfs
+ * directory keeps the name the administrator wrote.
+ *
+ * Return: 0, or -EEXIST when another ACL of the TPG already has @canon.
+ */
+static int srpt_rename_nodeacl(struct se_node_acl *se_nacl, const char *canon)
+{
+	struct se_portal_group *tpg = se_nacl->se_tpg;
+	struct se_node_acl *acl;
+	int ret = 0;
+
+	mutex_lock(&tpg->acl_node_mutex);
+	list_for_each_entry(acl, &tpg->acl_node_list, acl_list) {
+		if (acl != se_nacl && !strcmp(acl->initiatorname, canon)) {
+			ret = -EEXIST;
+			break;
+		}
+	}
+	if (!ret)
+		strscpy(se_nacl->initiatorname, canon,
+			sizeof(se_nacl->initiatorname));
+	mutex_unlock(&tpg->acl_node_mutex);
+	return ret;
+}
+
+/**
+ * srpt_init_nodeacl() - check the name of a new ACL, normalise it
  * @se_nacl: the ACL
  * @name: GUID form, hex initiator port ID, IPv4 or IPv6 address
  *
- * Return: 0 or -EINVAL.
+ * An initiator name spelled otherwise than the driver names logins (upper
+ * case, fewer hex digits, compressed IPv6, ...) would never match a login;
+ * the ACL gets the canonical spelling instead, so that it does.
+ *
+ * Return: 0, -EINVAL for a name that is no initiator name, or -EEXIST when
+ * the TPG already has an ACL for that initiator under another spelling.
  */
 static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 {
-	if (srpt_check_acl_name(name)) {
+	char canon[40];
+	int ret;
+
+	if (srpt_check_acl_name(name, canon, sizeof(canon))) {
 		pr_info("ACL name \"%s\" is not an initiator name\n", name);
 		return -EINVAL;
 	}
-	return 0;
+	if (!strcmp(name, canon))
+		return 0;
+	ret = srpt_rename_nodeacl(se_nacl, canon);
+	if (ret)
+		pr_info("ACL \"%s\" refused: the TPG has an ACL for \"%s\"\n",
+			name, canon);
+	else
+		pr_info("ACL \"%s\" matches logins named \"%s\"\n", name,
+			canon);
+	return ret;
 }
 
 /* configfs: target ports (WWNs) and portal groups ----------------------- */

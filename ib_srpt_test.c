@@ -1027,13 +1027,30 @@ static void srpt_test_guid_junk(struct kunit *test)
 
 static void expect_acl(struct kunit *test, const char *name, int ret)
 {
-	KUNIT_EXPECT_EQ_MSG(test, srpt_check_acl_name(name), ret, "\"%s\"",
-			    name);
+	char canon[40];
+
+	KUNIT_EXPECT_EQ_MSG(test, srpt_check_acl_name(name, canon,
+						      sizeof(canon)),
+			    ret, "\"%s\"", name);
+}
+
+/* @name is accepted, and logins are named @canon. */
+static void expect_acl_canon(struct kunit *test, const char *name,
+			     const char *canon)
+{
+	char buf[40];
+
+	KUNIT_EXPECT_EQ_MSG(test, srpt_check_acl_name(name, buf, sizeof(buf)),
+			    0, "\"%s\"", name);
+	KUNIT_EXPECT_STREQ_MSG(test, buf, canon, "\"%s\"", name);
+	KUNIT_EXPECT_EQ_MSG(test, srpt_check_acl_name(canon, buf, sizeof(buf)),
+			    0, "\"%s\"", canon);
+	KUNIT_EXPECT_STREQ(test, buf, canon);
 }
 
 static void srpt_test_acl_guid(struct kunit *test)
 {
-	expect_acl(test, "0002:c903:00a1:b2c3", 0);
+	expect_acl_canon(test, "0002:c903:00a1:b2c3", "0002:c903:00a1:b2c3");
 }
 
 static void srpt_test_acl_port_id(struct kunit *test)
@@ -1055,6 +1072,100 @@ static void srpt_test_acl_ipv6(struct kunit *test)
 	expect_acl(test, "::1", 0);
 	expect_acl(test, "fe80:0000:0000:0000:5054:00ff:fe12:3456", 0);
 	expect_acl(test, "2001:db8::a:b", 0);
+}
+
+/*
+ * Logins are named in one spelling only (lowercase, all 32 hex digits, IPv6
+ * written out); LIO compares names byte for byte, so every other spelling
+ * of an initiator name is normalised to that one.
+ */
+static void srpt_test_acl_canonical(struct kunit *test)
+{
+	expect_acl_canon(test, "0002:C903:00A1:B2C3", "0002:c903:00a1:b2c3");
+	expect_acl_canon(test, "0x1234", "0x00000000000000000000000000001234");
+	expect_acl_canon(test, "1234", "00000000000000000000000000001234");
+	expect_acl_canon(test, "0x0002c90300a1b2c3",
+			 "0x00000000000000000002c90300a1b2c3");
+	expect_acl_canon(test, "0x00112233445566778899AABBCCDDEEFF",
+			 "0x00112233445566778899aabbccddeeff");
+	expect_acl_canon(test, "0X00112233445566778899aabbccddeeff",
+			 "0x00112233445566778899aabbccddeeff");
+	expect_acl_canon(test, "fe80::1",
+			 "fe80:0000:0000:0000:0000:0000:0000:0001");
+	expect_acl_canon(test, "::1",
+			 "0000:0000:0000:0000:0000:0000:0000:0001");
+	expect_acl_canon(test, "2001:db8::a:b",
+			 "2001:0db8:0000:0000:0000:0000:000a:000b");
+	expect_acl_canon(test, "FE80:0000:0000:0000:5054:00FF:FE12:3456",
+			 "fe80:0000:0000:0000:5054:00ff:fe12:3456");
+	expect_acl_canon(test, "::ffff:10.0.0.1", "10.0.0.1");
+	expect_acl_canon(test, "010.000.000.001", "10.0.0.1");
+	expect_acl_canon(test, "192.168.122.76", "192.168.122.76");
+	expect_acl_canon(test, "0x00112233445566778899aabbccddeeff",
+			 "0x00112233445566778899aabbccddeeff");
+	expect_acl_canon(test, "00112233445566778899aabbccddeeff",
+			 "00112233445566778899aabbccddeeff");
+}
+
+/* A TPG with ACLs, as LIO has it when it calls srpt_init_nodeacl(). */
+static struct se_portal_group *acl_tpg(struct kunit *test)
+{
+	struct se_portal_group *tpg = kunit_kzalloc(test, sizeof(*tpg),
+						    GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tpg);
+	mutex_init(&tpg->acl_node_mutex);
+	INIT_LIST_HEAD(&tpg->acl_node_list);
+	return tpg;
+}
+
+static struct se_node_acl *add_acl(struct kunit *test,
+				   struct se_portal_group *tpg,
+				   const char *name)
+{
+	struct se_node_acl *acl = kunit_kzalloc(test, sizeof(*acl),
+						GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, acl);
+	acl->se_tpg = tpg;
+	strscpy(acl->initiatorname, name, sizeof(acl->initiatorname));
+	list_add_tail(&acl->acl_list, &tpg->acl_node_list);
+	return acl;
+}
+
+/* The name LIO matches logins against is the one the driver gives them. */
+static void srpt_test_acl_init_normalises(struct kunit *test)
+{
+	static const char * const names[][2] = {
+		{ "fe80::1", "fe80:0000:0000:0000:0000:0000:0000:0001" },
+		{ "0X0002C90300A1B2C3", "0x00000000000000000002c90300a1b2c3" },
+		{ "0002:C903:00A1:B2C3", "0002:c903:00a1:b2c3" },
+		{ "10.0.0.1", "10.0.0.1" },
+	};
+	struct se_portal_group *tpg = acl_tpg(test);
+	struct se_node_acl *acl;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		acl = add_acl(test, tpg, names[i][0]);
+		KUNIT_EXPECT_EQ(test, srpt_init_nodeacl(acl, names[i][0]), 0);
+		KUNIT_EXPECT_STREQ(test, acl->initiatorname, names[i][1]);
+	}
+	acl = add_acl(test, tpg, "not-an-initiator");
+	KUNIT_EXPECT_EQ(test, srpt_init_nodeacl(acl, "not-an-initiator"),
+			-EINVAL);
+}
+
+/* Two spellings of one initiator would be two ACLs with the same name. */
+static void srpt_test_acl_init_duplicate(struct kunit *test)
+{
+	struct se_portal_group *tpg = acl_tpg(test);
+	struct se_node_acl *acl;
+
+	add_acl(test, tpg, "fe80:0000:0000:0000:0000:0000:0000:0001");
+	acl = add_acl(test, tpg, "FE80::1");
+	KUNIT_EXPECT_EQ(test, srpt_init_nodeacl(acl, "FE80::1"), -EEXIST);
+	KUNIT_EXPECT_STREQ(test, acl->initiatorname, "FE80::1");
 }
 
 static void srpt_test_acl_invalid(struct kunit *test)
@@ -1109,7 +1220,7 @@ static void srpt_test_format_names_exact_size(struct kunit *test)
 
 static void srpt_test_format_names_round_trip(struct kunit *test)
 {
-	char buf[64];
+	char buf[64], canon[40];
 	u8 id[16];
 	u64 guid;
 
@@ -1117,12 +1228,16 @@ static void srpt_test_format_names_round_trip(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, srpt_parse_guid(&guid, buf), 0);
 	KUNIT_EXPECT_EQ(test, guid,
 			be64_to_cpu(test_gid.global.interface_id));
-	KUNIT_EXPECT_EQ(test, srpt_check_acl_name(buf), 0);
+	KUNIT_EXPECT_EQ(test, srpt_check_acl_name(buf, canon, sizeof(canon)),
+			0);
 
 	srpt_format_gid_name(buf, sizeof(buf), &test_gid);
 	KUNIT_ASSERT_EQ(test, srpt_parse_i_port_id(id, buf), 0);
 	KUNIT_EXPECT_MEMEQ(test, id, test_gid.raw, 16);
-	KUNIT_EXPECT_EQ(test, srpt_check_acl_name(buf), 0);
+	KUNIT_EXPECT_EQ(test, srpt_check_acl_name(buf, canon, sizeof(canon)),
+			0);
+	KUNIT_EXPECT_EQ(test, srpt_check_acl_name(buf + 2, canon,
+						  sizeof(canon)), 0);
 }
 
 /* ---- login requests: srpt_check_login() ---- */
@@ -1280,6 +1395,107 @@ static void srpt_test_login_reason_order(struct kunit *test)
 	req->req_buf_fmt = 0;
 	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
 			SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT);
+}
+
+static void srpt_test_login_opcode(struct kunit *test)
+{
+	static const u8 ops[] = { SRP_LOGIN_RSP, SRP_CMD, SRP_TSK_MGMT,
+				  SRP_I_LOGOUT, SRP_LOGIN_REJ, 0xff };
+	struct srp_login_req *req = good_login(test);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		req->opcode = ops[i];
+		KUNIT_EXPECT_EQ_MSG(test, srpt_check_login(req, true),
+				    SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL,
+				    "opcode %#x", ops[i]);
+	}
+	/* Checked first: the rest of a non-login IU means nothing. */
+	req->req_it_iu_len = 0;
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, false),
+			SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL);
+}
+
+static void expect_rej_text(struct kunit *test, struct srp_login_req *req,
+			    bool enabled, const char *text)
+{
+	char buf[64];
+
+	srpt_login_rej_text(buf, sizeof(buf), req,
+			    srpt_check_login(req, enabled));
+	KUNIT_EXPECT_STREQ(test, buf, text);
+}
+
+static void srpt_test_login_rej_text(struct kunit *test)
+{
+	struct srp_login_req *req = good_login(test);
+
+	req->req_it_iu_len = cpu_to_be32(70000);
+	expect_rej_text(test, req, true, "IU length 70000 above 8260");
+	req->req_it_iu_len = cpu_to_be32(8);
+	expect_rej_text(test, req, true, "IU length 8 below 64");
+	expect_rej_text(test, good_login(test), false, "port disabled");
+	req = good_login(test);
+	memset(req->target_port_id, 0x11, 16);
+	expect_rej_text(test, req, true,
+			"target port ID mismatch (0x11111111111111111111111111111111)");
+	req = good_login(test);
+	req->req_buf_fmt = cpu_to_be16(0x8006);
+	expect_rej_text(test, req, true, "unsupported buffer formats 0x8006");
+	req = good_login(test);
+	req->opcode = SRP_CMD;
+	expect_rej_text(test, req, true, "opcode 0x2 is not a login request");
+}
+
+/* The port number comes from the CM event: only 1..port_cnt are ports. */
+static void srpt_test_login_port_num(struct kunit *test)
+{
+	struct srpt_device *sdev = test_sport(test)->sdev;
+	struct srp_login_req *req = good_login(test);
+
+	KUNIT_EXPECT_PTR_EQ(test, srpt_login_port(sdev, 1), &sdev->port[0]);
+	KUNIT_EXPECT_NULL(test, srpt_login_port(sdev, 0));
+	KUNIT_EXPECT_NULL(test, srpt_login_port(sdev, 2));
+	KUNIT_EXPECT_NULL(test, srpt_login_port(sdev, 256));
+	KUNIT_EXPECT_NULL(test, srpt_login_port(sdev, U32_MAX));
+
+	test_sport(test)->enabled = true;
+	KUNIT_EXPECT_EQ(test, srpt_cm_req_check(sdev, 1, req, "test"), 0);
+	KUNIT_EXPECT_EQ(test, srpt_cm_req_check(sdev, 0, req, "test"),
+			SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL);
+	KUNIT_EXPECT_EQ(test, srpt_cm_req_check(sdev, 2, req, "test"),
+			SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL);
+}
+
+/*
+ * The login response may allow no IU that the receive buffers cannot hold:
+ * ch->max_it_iu_len is the size of every ring buffer (srpt_alloc_ch_rings()
+ * and srpt_post_recv()). A small requested IU length limits only the IUs
+ * the target sends.
+ */
+static void srpt_test_login_rsp_iu_lens(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
+	struct srp_login_req *req = good_login(test);
+	struct srp_login_rsp rsp;
+	u32 it_lens[] = { SRPT_MIN_IU_LEN, 148, SRPT_TEST_REQ_SIZE };
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	ch->rq_size = SRPT_MAX_RQ_SIZE;
+	for (i = 0; i < ARRAY_SIZE(it_lens); i++) {
+		u32 rsp_max_it, rsp_max_ti;
+
+		req->req_it_iu_len = cpu_to_be32(it_lens[i]);
+		srpt_ch_set_iu_lens(ch, req);
+		srpt_build_login_rsp(ch, req, &rsp, 0);
+		rsp_max_it = be32_to_cpu(rsp.max_it_iu_len);
+		rsp_max_ti = be32_to_cpu(rsp.max_ti_iu_len);
+		KUNIT_EXPECT_EQ(test, rsp_max_it, ch->max_it_iu_len);
+		KUNIT_EXPECT_EQ(test, ch->max_it_iu_len, SRPT_TEST_REQ_SIZE);
+		KUNIT_EXPECT_EQ(test, rsp_max_ti, it_lens[i]);
+		KUNIT_EXPECT_EQ(test, ch->max_ti_iu_len, it_lens[i]);
+	}
 }
 
 /* ---- SRP_CMD data descriptors: srpt_parse_cmd_bufs() ---- */
@@ -2280,6 +2496,9 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_acl_ipv4),
 	KUNIT_CASE(srpt_test_acl_ipv6),
 	KUNIT_CASE(srpt_test_acl_invalid),
+	KUNIT_CASE(srpt_test_acl_canonical),
+	KUNIT_CASE(srpt_test_acl_init_normalises),
+	KUNIT_CASE(srpt_test_acl_init_duplicate),
 	KUNIT_CASE(srpt_test_format_guid_name),
 	KUNIT_CASE(srpt_test_format_gid_name),
 	KUNIT_CASE(srpt_test_format_names_exact_size),
@@ -2296,6 +2515,10 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_login_buf_fmt_none),
 	KUNIT_CASE(srpt_test_login_buf_fmt_unknown),
 	KUNIT_CASE(srpt_test_login_reason_order),
+	KUNIT_CASE(srpt_test_login_opcode),
+	KUNIT_CASE(srpt_test_login_rej_text),
+	KUNIT_CASE(srpt_test_login_port_num),
+	KUNIT_CASE(srpt_test_login_rsp_iu_lens),
 	KUNIT_CASE(srpt_test_cmd_layout),
 	KUNIT_CASE(srpt_test_cmd_no_data),
 	KUNIT_CASE(srpt_test_cmd_header_truncated),

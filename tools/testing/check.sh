@@ -14,7 +14,10 @@
 #   man        make man gives exactly the pages of documented-functions.txt
 #   scripts    shellcheck on the harness scripts (if installed)
 #   in-tree    the sources dropped into drivers/infiniband/ulp/srpt of
-#              linux-source-6.12 with Debian's config, make M=... modules
+#              linux-source-6.12 with Debian's config, make M=... modules;
+#              then CONFIG_INFINIBAND_SRPT=y: Kconfig must not allow the
+#              KUnit tests with a modular KUnit, and ib_srpt.o must compile
+#              as built-in code
 #   kunit      tools/testing/kunit.sh, when it exists
 #   guest      tools/testing/vm.sh: all guest tests in one boot
 #
@@ -201,7 +204,7 @@ shellcheck_scripts() {
 # too and which must stay free of build output), build/ the O= directory.
 # Our files replace src/drivers/infiniband/ulp/srpt (fresh inodes, so the
 # pristine tree is never written through the links).
-in_tree() {
+in_tree_build() {
 	local kdir kver pristine base src obj dst f stamp
 	kdir=$(find_kdir) || return
 	kver=$(kver_of "$kdir")
@@ -247,6 +250,54 @@ in_tree() {
 	fi
 	make_clean_output -C "$src" O="$obj" M="$dst" W=1 KCFLAGS=-Werror modules || return
 	[[ -f $dst/ib_srpt.ko ]] || { echo "in-tree ib_srpt.ko not built"; return 1; }
+	in_tree_builtin "$src" "$obj" "$dst"
+}
+
+# in_tree_builtin SRC OBJ DST: CONFIG_INFINIBAND_SRPT=y, which a vmlinux-less
+# "make M=" cannot link. The KUnit tests are compiled into ib_srpt.o, so a
+# built-in ib_srpt with a modular KUnit would not link: Kconfig must rule that
+# out and still allow the tests with a built-in KUnit (olddefconfig on a copy
+# of the config, seconds). Then ib_srpt.o is compiled as built-in code (no
+# -DMODULE) without warnings.
+in_tree_builtin() {
+	local src=$1 obj=$2 dst=$3 cfg=$2/.config-srpt-y kunit want got
+	for kunit in m y; do
+		cp "$obj/.config" "$cfg"
+		"$src/scripts/config" --file "$cfg" --enable SCSI \
+			--enable TARGET_CORE --enable INFINIBAND \
+			--enable INFINIBAND_SRPT --set-val KUNIT "$kunit" \
+			--enable INFINIBAND_SRPT_KUNIT_TEST
+		make -s -C "$src" O="$obj" KCONFIG_CONFIG="$cfg" olddefconfig || return
+		if ! grep -qx 'CONFIG_INFINIBAND_SRPT=y' "$cfg" ||
+			! grep -qx "CONFIG_KUNIT=$kunit" "$cfg"; then
+			echo "Kconfig: could not make CONFIG_INFINIBAND_SRPT=y with CONFIG_KUNIT=$kunit"
+			return 1
+		fi
+		got=$(sed -n 's/^CONFIG_INFINIBAND_SRPT_KUNIT_TEST=//p' "$cfg")
+		want=${kunit/m/}
+		echo "Kconfig: INFINIBAND_SRPT=y KUNIT=$kunit -> INFINIBAND_SRPT_KUNIT_TEST=${got:-n}"
+		if [[ $got != "$want" ]]; then
+			echo "Kconfig: expected INFINIBAND_SRPT_KUNIT_TEST=${want:-n}" \
+				"(a built-in ib_srpt cannot link against a modular KUnit)"
+			return 1
+		fi
+	done
+	rm -f "$cfg" "$cfg.old"
+	make_clean_output -C "$src" O="$obj" M="$dst" CONFIG_INFINIBAND_SRPT=y \
+		W=1 KCFLAGS=-Werror ib_srpt.o || return
+	if grep -q -- '-DMODULE' "$dst/.ib_srpt.o.cmd"; then
+		echo "ib_srpt.o was compiled as module code, not as built-in code"
+		return 1
+	fi
+}
+
+# in_tree: in_tree_build, then release the in-tree lock (the check may run
+# for an hour more; other worktrees' in-tree stages wait for the lock).
+in_tree() {
+	local rc=0
+	in_tree_build || rc=$?
+	exec 8>&-
+	return "$rc"
 }
 
 # kunit.sh reports sub-results as "PASS|FAIL|SKIP name" lines, appended to

@@ -7,10 +7,11 @@
 # EINVAL; TPGs named like the port and tpgt_1 (tag 1); the WWN reports the
 # name it was made with (ours only: the stock module always reports the GID
 # form); the four attrib/ entries with defaults and ranges; ACL names in
-# every accepted form, bad ones refused; discovery_auth/rdma_cm_port moves
+# every accepted form, bad ones refused, other spellings of an initiator
+# name normalised to the one of logins; discovery_auth/rdma_cm_port moves
 # the RDMA/CM listener (login works on the new port, fails on the old one);
 # TPGs made, enabled and removed (enabled, or after a disable) again and again
-# do not leak relative target port IDs (issue 11, defect 13).
+# do not leak relative target port IDs.
 
 # shellcheck disable=SC2317 # the case functions run through sub_case
 set -euo pipefail
@@ -144,6 +145,30 @@ case_attribs() {
 	return "$rc"
 }
 
+# acl_normalised TPG NAME CANON: mkdir of ACL NAME succeeds, the kernel log
+# says that it matches logins named CANON, and a second ACL spelled CANON is
+# refused (EEXIST): it would be the same initiator.
+acl_normalised() {
+	local mark lines rc=0
+	mark=$(cp_dmesg_mark)
+	cp_mkdir_err "$1/acls/$2"
+	[[ $CP_ERR == ok ]] || { echo "ACL $2: $CP_ERR" >&2; return 1; }
+	lines=$(cp_dmesg_since "$mark")
+	if ! grep -qF "ACL \"$2\" matches logins named \"$3\"" <<<"$lines"; then
+		echo "ACL $2: no 'matches logins named \"$3\"' in dmesg: $lines" >&2
+		rc=1
+	fi
+	cp_mkdir_err "$1/acls/$3"
+	if [[ $CP_ERR != "File exists" ]]; then
+		echo "ACL $3 next to $2: $CP_ERR (expected File exists)" >&2
+		[[ -d $1/acls/$3 ]] && rmdir "$1/acls/$3"
+		rc=1
+	fi
+	rmdir "$1/acls/$2"
+	((rc == 0)) && log "ACL $2 matches logins named $3; $3 next to it: $CP_ERR"
+	return "$rc"
+}
+
 case_acl_names() {
 	local tpg n rc=0 ifid init
 	ifid=$(cp_ifid)
@@ -163,6 +188,27 @@ case_acl_names() {
 	for n in not-an-initiator 0x123 0xzz00 "0x${init}0" 1.2.3.4.5 fd00:::1 1:2:3; do
 		cp_mkdir_refused ACL "$tpg/acls/$n" || rc=1
 	done
+	rmdir "$tpg" "$SRPT_CFS/$WWN_GID"
+	return "$rc"
+}
+
+# Initiator names spelled otherwise than logins are named (LIO compares
+# names byte for byte): accepted and normalised to the spelling of logins.
+# The stock module keeps them as they are, so they never match.
+case_acl_normalised() {
+	local tpg n rc=0 ifid init
+	ifid=$(cp_ifid)
+	init=$(cp_init_id)
+	tpg=$(srpt_add_target "$WWN_GID")
+	for n in "${ifid:0:4}:${ifid:4:4}:${ifid:8:4}:${ifid:12:4}" "0x$init" "$init"; do
+		[[ $n == "${n^^}" ]] || acl_normalised "$tpg" "${n^^}" "$n" || rc=1
+	done
+	acl_normalised "$tpg" "0X$init" "0x$init" || rc=1
+	acl_normalised "$tpg" 0x1234 0x00000000000000000000000000001234 || rc=1
+	acl_normalised "$tpg" "0x$ifid" "0x0000000000000000$ifid" || rc=1
+	acl_normalised "$tpg" fd00:5250::77 fd00:5250:0000:0000:0000:0000:0000:0077 || rc=1
+	acl_normalised "$tpg" "::ffff:$IPV4" "$IPV4" || rc=1
+	acl_normalised "$tpg" 010.000.000.001 10.0.0.1 || rc=1
 	rmdir "$tpg" "$SRPT_CFS/$WWN_GID"
 	return "$rc"
 }
@@ -247,6 +293,8 @@ cp_better wwn-reports-name "report the name a WWN was made with" ||
 	sub_case wwn-reports-name case_wwn_reports_name || true
 sub_case attribs case_attribs || true
 sub_case acl-names case_acl_names || true
+cp_better acl-normalised "normalise ACL names to the spelling of logins" ||
+	sub_case acl-normalised case_acl_normalised || true
 sub_case rdma_cm_port-moves-listener case_rdma_cm_port || true
 sub_case rtpi-not-leaked case_rtpi_cycle || true
 sub_exit

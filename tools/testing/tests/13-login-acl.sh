@@ -145,6 +145,35 @@ case_src_addr() {
 	fi
 }
 
+# ACLs spelled otherwise than the driver names logins (upper case, short
+# hex, compressed IPv6, IPv4-mapped IPv6) admit the initiator they name:
+# the driver normalises them (the stock module does not: they never match).
+case_acl_normalised() {
+	local out init ifid short v6
+	init=$(cp_init_id)
+	ifid=$(cp_ifid)
+	short=0000000000000000$ifid
+	v6=$(cp_ipv6_full "$IPV6")
+	acl_login "$TPG_GID" "0X${init^^}" || return
+	acl_login "$TPG_GID" "0x$ifid" -i "$short" || return
+	acl_login "$TPG_GUID" "${v6//0000/0}" -s "$IPV6" -d "$IPV6" || return
+	acl_login "$TPG_GUID" "::ffff:$IPV4" || return
+	# The same names as they were: nobody else gets in.
+	only_acl "$TPG_GID" "0x$ifid"
+	cp_expect_rej "$CP_REJ_CHANNEL_LIMIT"
+}
+
+# acl_login TPG NAME [cp_tool_login ARG...]: with NAME the only ACL, a
+# srp-login must be accepted.
+acl_login() {
+	local tpg=$1 name=$2 out
+	shift 2
+	only_acl "$tpg" "$name"
+	out=$(cp_tool_login "$@") || { echo "ACL $name: $out" >&2; return 1; }
+	log "ACL $name admits: $out"
+	cp_wait_channels 0
+}
+
 soft_rdma_setup
 srpt_load srp_max_req_size=8260
 SO=$(backstore_brd cp_ram 16)
@@ -158,6 +187,8 @@ sub_case acl-gid-no-0x case_gid_bare || true
 sub_result SKIP acl-guid-form-ib-cm "IB/CM logins need an IB link layer; soft-RoCE has RDMA/CM only"
 sub_case acl-guid-form-not-rdma-cm case_guid_form_rdma_cm || true
 sub_case no-acl case_no_acl || true
+cp_better acl-normalised "normalise ACL names to the spelling of logins" ||
+	sub_case acl-normalised case_acl_normalised || true
 sub_case port-disabled case_disabled || true
 sub_case acl-ip-source-address case_src_addr || true
 sub_exit
