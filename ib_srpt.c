@@ -2946,8 +2946,13 @@ static sense_reason_t srpt_alloc_data_buf(struct srpt_send_ioctx *ioctx)
 	    (cmd->se_cmd_flags & SCF_UNDERFLOW_BIT))
 		cmd->data_length -= min(cmd->residual_count, cmd->data_length);
 	len = cmd->data_length;
-	/* Nothing to return: REQUEST SENSE still wants a buffer to map. */
-	alloc = ioctx->dir == DMA_FROM_DEVICE ? max(len, 1U) : len;
+	/*
+	 * An emulated command with nothing to return (REQUEST SENSE with
+	 * allocation length 0) still maps a buffer; a READ of no blocks must
+	 * get none, or the backstore would be asked for a partial block.
+	 */
+	alloc = ioctx->dir == DMA_FROM_DEVICE &&
+		!(cmd->se_cmd_flags & SCF_SCSI_DATA_CDB) ? max(len, 1U) : len;
 	if (!alloc)
 		return TCM_NO_SENSE;
 	if (len > ioctx->data_len ||
