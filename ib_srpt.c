@@ -3180,7 +3180,8 @@ static int srpt_task_attr(u8 attr)
  * @reason: sense to report
  *
  * The command gets CHECK CONDITION with sense data and never reaches a
- * backstore.
+ * backstore; when memory ran out it gets TASK SET FULL instead, as LIO
+ * answers TCM_OUT_OF_RESOURCES, so that the initiator retries it.
  */
 static void srpt_cmd_fail_early(struct srpt_send_ioctx *ioctx,
 				sense_reason_t reason)
@@ -3188,7 +3189,12 @@ static void srpt_cmd_fail_early(struct srpt_send_ioctx *ioctx,
 	struct se_cmd *cmd = &ioctx->cmd;
 
 	cmd->t_task_cdb = cmd->__t_task_cdb;
-	transport_send_check_condition_and_sense(cmd, reason, 0);
+	if (reason == TCM_OUT_OF_RESOURCES) {
+		cmd->scsi_status = SAM_STAT_TASK_SET_FULL;
+		cmd->se_tfo->queue_status(cmd);
+	} else {
+		transport_send_check_condition_and_sense(cmd, reason, 0);
+	}
 	target_put_sess_cmd(cmd);
 }
 
