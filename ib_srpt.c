@@ -27,6 +27,8 @@
 #include <linux/in6.h>
 #include <linux/scatterlist.h>
 #include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/unaligned.h>
 #include <net/ipv6.h>
 #include <scsi/scsi_proto.h>
 #include <scsi/scsi_common.h>
@@ -567,6 +569,27 @@ static int srpt_parse_cmd_bufs(const struct srp_cmd *cmd, u32 byte_len,
 	}
 }
 
+/**
+ * srpt_cdb_len_ok() - check that the whole CDB of an SRP_CMD arrived
+ * @cmd: the SRP_CMD, at least sizeof(*cmd) bytes of which were received
+ * @byte_len: number of bytes received
+ *
+ * LIO copies scsi_command_size() bytes of the CDB: up to 263 for a
+ * variable-length CDB (7Fh). They must lie in the CDB field and the
+ * additional CDB bytes the command declares, and those must have arrived;
+ * otherwise LIO would read past the IU into stale bytes or beyond the
+ * receive buffer.
+ *
+ * Return: true when the CDB is complete.
+ */
+static bool srpt_cdb_len_ok(const struct srp_cmd *cmd, u32 byte_len)
+{
+	u32 add = cmd->add_cdb_len & ~3;
+
+	return sizeof(cmd->cdb) + add >= scsi_command_size(cmd->cdb) &&
+		sizeof(*cmd) + add <= byte_len;
+}
+
 /* Command state and credits --------------------------------------------- */
 
 /**
@@ -927,7 +950,10 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 	ioctx->cred_req = false;
 	ioctx->dir = DMA_NONE;
 	ioctx->data_len = 0;
+	ioctx->buf_charge = 0;
 	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
+	/* Up to the whole buffer is sent; nothing of an earlier command. */
+	memset(ioctx->sense_data, 0, sizeof(ioctx->sense_data));
 	return ioctx;
 }
 
@@ -2107,9 +2133,11 @@ static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
  * A channel never has more than @credits commands in flight, so it needs
  * SRPT_SQ_WR_PER_CREDIT slots per credit (the response and a few RDMA
  * work requests each), and enough for the largest transfer one command may
- * describe. A send queue beyond that only costs memory: with the default
- * attribute of 4096 it would be about eight times the size. When commands
- * need more slots than are free they wait; none is refused.
+ * describe, in as many descriptors as it may have. A send queue beyond that
+ * only costs memory: with the default attribute of 4096 it would be about
+ * three times the size. When commands need more slots than are free they
+ * wait. Only a queue made smaller than this (by the attribute or the
+ * device) refuses a command that needs more work requests than it holds.
  *
  * Return: the smaller of @attr_sq, the device limit and what the channel
  * can use.
@@ -2121,7 +2149,14 @@ static u32 srpt_ch_sq_size(u32 attr_sq, const struct ib_device_attr *attrs,
 			min(attrs->max_send_sge, attrs->max_sge_rd));
 	u32 need;
 
-	need = DIV_ROUND_UP(SRPT_MAX_DATA_LEN, max(sge, 1U) * PAGE_SIZE) + 1;
+	/*
+	 * Each of up to SRPT_MAX_DESCS descriptors maps its own slice of the
+	 * buffer: it touches up to two pages more than its length fills and
+	 * rounds its work requests up on its own.
+	 */
+	sge = max(sge, 1U);
+	need = DIV_ROUND_UP(SRPT_MAX_DATA_LEN / PAGE_SIZE + 2 * SRPT_MAX_DESCS,
+			    sge) + SRPT_MAX_DESCS + 1;
 	need = max(need, credits * SRPT_SQ_WR_PER_CREDIT);
 	return min_t(u32, min_t(u32, attr_sq, attrs->max_qp_wr), need);
 }
@@ -2817,7 +2852,9 @@ static unsigned int srpt_slice_sg(struct scatterlist *data_sg, u64 off,
  *
  * Remote descriptors are served in order until @limit bytes are covered.
  *
- * Return: 0 or a negative error code.
+ * Return: 0, -E2BIG when the transfer needs more work requests than the
+ * channel's send queue holds (it could never be posted), or another
+ * negative error code when memory or RDMA resources ran out.
  */
 static int srpt_init_rw_ctxs(struct srpt_rdma_ch *ch,
 			     struct srpt_send_ioctx *ioctx, u64 limit)
@@ -2873,7 +2910,7 @@ static int srpt_init_rw_ctxs(struct srpt_rdma_ch *ch,
 	}
 	/* The response needs one more slot; more than the queue holds never fits. */
 	if (ioctx->n_rdma + 1 > ch->sq_size) {
-		ret = -EINVAL;
+		ret = -E2BIG;
 		goto unwind;
 	}
 	return 0;
@@ -2964,33 +3001,183 @@ out:
 }
 
 /**
- * srpt_alloc_data_buf() - allocate the local buffer of a command
- * @ioctx: send context
- * @info: parsed direct or indirect descriptors
+ * srpt_buf_budget() - data-buffer budget of a device
+ * @ram: bytes of RAM of the machine
  *
- * The descriptors are copied, since the receive buffer they came in goes
- * back to the initiator before the transfer happens.
+ * The data buffers of the commands in flight on one HCA may take 1/16 of
+ * RAM, at least SRPT_MIN_BUF_BUDGET (twice the largest command), so that
+ * initiators, whatever their number of channels and credits, cannot pin
+ * more. Commands beyond it get TASK SET FULL and are retried.
+ *
+ * Return: the budget in bytes.
+ */
+static u64 srpt_buf_budget(u64 ram)
+{
+	return max_t(u64, ram >> SRPT_BUF_BUDGET_SHIFT, SRPT_MIN_BUF_BUDGET);
+}
+
+/**
+ * srpt_buf_charge() - take bytes from a device's data-buffer budget
+ * @sdev: the device
+ * @bytes: bytes to take
+ *
+ * Return: true when they fit into the budget and were taken.
+ */
+static bool srpt_buf_charge(struct srpt_device *sdev, u64 bytes)
+{
+	s64 old = atomic64_read(&sdev->buf_bytes);
+
+	do {
+		if (old + bytes > sdev->buf_budget)
+			return false;
+	} while (!atomic64_try_cmpxchg(&sdev->buf_bytes, &old, old + bytes));
+	return true;
+}
+
+/**
+ * srpt_buf_uncharge() - give back what a command took from the budget
+ * @ioctx: send context
+ */
+static void srpt_buf_uncharge(struct srpt_send_ioctx *ioctx)
+{
+	if (!ioctx->buf_charge)
+		return;
+	atomic64_sub(ioctx->buf_charge, &ioctx->ch->sport->sdev->buf_bytes);
+	ioctx->buf_charge = 0;
+}
+
+/**
+ * srpt_get_data_pages() - get the pages of a command's data buffer
+ * @ioctx: send context
+ * @len: bytes LIO transfers, not zero
+ *
+ * A data-out buffer is wholly written by the RDMA READs before LIO looks
+ * at it, so its old contents never matter. A data-in buffer is zeroed,
+ * kept or fresh: LIO's emulated commands write only some of the bytes
+ * they return (and a backstore like null_blk none), and what they skip
+ * must not be an earlier command's data or uninitialised memory. Zeroing
+ * one or two kept pages costs less than allocating fresh ones, so every
+ * command of up to SRPT_KEEP_PAGES pages uses the kept buffer.
  *
  * Return: 0 or -ENOMEM.
  */
-static int srpt_alloc_data_buf(struct srpt_send_ioctx *ioctx,
-			       const struct srpt_desc_info *info)
+static int srpt_get_data_pages(struct srpt_send_ioctx *ioctx, u32 len)
 {
-	if (info->nbufs == 1) {
-		ioctx->s_desc = info->bufs[0];
-		ioctx->descs = &ioctx->s_desc;
-	} else {
-		ioctx->descs = kmemdup(info->bufs,
-				       info->nbufs * sizeof(info->bufs[0]),
-				       GFP_KERNEL);
-		if (!ioctx->descs)
-			return -ENOMEM;
-	}
-	ioctx->n_descs = info->nbufs;
-	if (!info->data_len || srpt_reuse_data_buf(ioctx, info->data_len))
+	bool zero = ioctx->dir == DMA_FROM_DEVICE;
+
+	if (srpt_reuse_data_buf(ioctx, len)) {
+		if (zero)
+			sg_zero_buffer(ioctx->data_sg, ioctx->data_nents, len, 0);
 		return 0;
-	return target_alloc_sgl(&ioctx->data_sg, &ioctx->data_nents,
-				info->data_len, false, false);
+	}
+	return target_alloc_sgl(&ioctx->data_sg, &ioctx->data_nents, len,
+				zero, false);
+}
+
+/**
+ * srpt_rw_err_reason() - sense of a command whose RDMA cannot be prepared
+ * @err: error of srpt_init_rw_ctxs()
+ *
+ * Return: TCM_INVALID_FIELD_IN_COMMAND_IU when the descriptors need more
+ * work requests than the send queue holds (retrying cannot help), else
+ * TCM_OUT_OF_RESOURCES (TASK SET FULL: the initiator retries).
+ */
+static sense_reason_t srpt_rw_err_reason(int err)
+{
+	return err == -E2BIG ? TCM_INVALID_FIELD_IN_COMMAND_IU :
+		TCM_OUT_OF_RESOURCES;
+}
+
+/**
+ * srpt_data_in_fits() - check that the RDMA WRITEs of a read fit the queue
+ * @ioctx: send context with its descriptors
+ * @len: bytes the read returns at most
+ *
+ * The RDMA WRITEs are prepared only when LIO has the data; a read whose
+ * descriptors need more work requests than the send queue holds is
+ * refused here instead, before it runs. The count is what rdma_rw needs
+ * without memory registration: for each descriptor, the pages of its
+ * slice of the buffer divided by the SGEs of one RDMA WRITE (DMA mapping
+ * can only merge pages). Adapters that register memory for RDMA (iWARP)
+ * are checked again by srpt_init_rw_ctxs().
+ *
+ * Return: true when the response and the RDMA WRITEs fit.
+ */
+static bool srpt_data_in_fits(struct srpt_send_ioctx *ioctx, u32 len)
+{
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	u32 sge = max(ch->qp->max_write_sge, 1U), wrs = 1, i;
+	u64 off = 0;
+
+	for (i = 0; i < ioctx->n_descs && off < len; i++) {
+		u32 l = min_t(u64, be32_to_cpu(ioctx->descs[i].len), len - off);
+
+		if (!l)
+			continue;
+		wrs += DIV_ROUND_UP(DIV_ROUND_UP(offset_in_page(off) + l,
+						 PAGE_SIZE), sge);
+		off += l;
+	}
+	return wrs <= ch->sq_size;
+}
+
+/**
+ * srpt_alloc_data_buf() - give a parsed command its local data buffer
+ * @ioctx: send context; LIO has parsed the CDB (target_submit_prep())
+ *
+ * The buffer is sized by what the CDB transfers, LIO's data_length, not by
+ * the descriptors: a READ of 8 blocks with a 64 MiB descriptor gets 4 KiB.
+ * LIO shrinks data_length to the CDB's length for a read that asks for
+ * less than the descriptors offer; for a write of a control CDB it keeps
+ * the descriptors' length to drain unsolicited data, which RDMA does not
+ * need, so it is cut to the CDB's length here too (the residual stays).
+ * The buffer is charged to the device budget and attached the way LIO
+ * attaches fabric buffers (and with the same refusal of an overflow, which
+ * a buffer of the initiator's smaller size cannot serve).
+ *
+ * Return: TCM_NO_SENSE, or the sense to fail the command with.
+ */
+static sense_reason_t srpt_alloc_data_buf(struct srpt_send_ioctx *ioctx)
+{
+	struct se_cmd *cmd = &ioctx->cmd;
+	u32 len, alloc;
+	int ret;
+
+	if (!ioctx->n_descs)
+		return TCM_NO_SENSE;
+	if (cmd->se_cmd_flags & SCF_OVERFLOW_BIT)
+		return TCM_INVALID_CDB_FIELD;
+	if (ioctx->dir == DMA_TO_DEVICE &&
+	    (cmd->se_cmd_flags & SCF_UNDERFLOW_BIT))
+		cmd->data_length -= min(cmd->residual_count, cmd->data_length);
+	len = cmd->data_length;
+	/*
+	 * An emulated command with nothing to return (REQUEST SENSE with
+	 * allocation length 0) still maps a buffer; a READ of no blocks must
+	 * get none, or the backstore would be asked for a partial block.
+	 */
+	alloc = ioctx->dir == DMA_FROM_DEVICE &&
+		!(cmd->se_cmd_flags & SCF_SCSI_DATA_CDB) ? max(len, 1U) : len;
+	if (!alloc)
+		return TCM_NO_SENSE;
+	if (len > ioctx->data_len ||
+	    (ioctx->dir == DMA_FROM_DEVICE && !srpt_data_in_fits(ioctx, len)))
+		return TCM_INVALID_FIELD_IN_COMMAND_IU;
+	if (!srpt_buf_charge(ioctx->ch->sport->sdev, PAGE_ALIGN(alloc)))
+		return TCM_OUT_OF_RESOURCES;
+	ioctx->buf_charge = PAGE_ALIGN(alloc);
+	if (srpt_get_data_pages(ioctx, alloc))
+		return TCM_OUT_OF_RESOURCES;
+	/* Data-in transfers are prepared when LIO has the data. */
+	if (ioctx->dir == DMA_TO_DEVICE) {
+		ret = srpt_init_rw_ctxs(ioctx->ch, ioctx, len);
+		if (ret)
+			return srpt_rw_err_reason(ret);
+	}
+	cmd->t_data_sg = ioctx->data_sg;
+	cmd->t_data_nents = ioctx->data_nents;
+	cmd->se_cmd_flags |= SCF_PASSTHROUGH_SG_TO_MEM_NOALLOC;
+	return TCM_NO_SENSE;
 }
 
 /**
@@ -3035,55 +3222,71 @@ static int srpt_setup_imm(struct srpt_recv_ioctx *recv_ioctx,
 }
 
 /**
- * srpt_get_desc_tbl() - parse the data descriptors of an SRP_CMD request
+ * srpt_copy_descs() - copy the remote buffer descriptors of a command
+ * @ioctx: send context
+ * @info: parsed direct or indirect descriptors
+ *
+ * The receive buffer they came in goes back to the initiator before the
+ * transfer happens.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int srpt_copy_descs(struct srpt_send_ioctx *ioctx,
+			   const struct srpt_desc_info *info)
+{
+	if (info->nbufs == 1) {
+		ioctx->s_desc = info->bufs[0];
+		ioctx->descs = &ioctx->s_desc;
+	} else {
+		ioctx->descs = kmemdup(info->bufs,
+				       info->nbufs * sizeof(info->bufs[0]),
+				       GFP_KERNEL);
+		if (!ioctx->descs)
+			return -ENOMEM;
+	}
+	ioctx->n_descs = info->nbufs;
+	return 0;
+}
+
+/**
+ * srpt_get_desc_tbl() - take the data descriptors of an SRP_CMD request
  * @recv_ioctx: I/O context associated with the received command @srp_cmd
  * @ioctx: I/O context that will be used for responding to the initiator
  * @srp_cmd: pointer to the SRP_CMD request data
- * @dir: result: data direction, DMA_TO_DEVICE, DMA_FROM_DEVICE or DMA_NONE
- * @sg: result: scatterlist of the local data buffer
+ * @sg: result: scatterlist of immediate data, or NULL
  * @sg_cnt: result: number of entries in @sg
- * @data_len: result: data length described by the descriptors
  * @imm_data_offset: offset of immediate data negotiated at login, or 0
  *
- * Checks every descriptor against the number of bytes received, allocates
- * the local buffers and prepares the RDMA transfers.
+ * Checks every descriptor and the CDB length against the number of bytes
+ * received and copies the descriptors; sets @ioctx->dir and
+ * @ioctx->data_len. The local buffer of a direct or indirect transfer is
+ * allocated only when LIO has parsed the CDB (srpt_alloc_data_buf()).
  *
  * Return: 0, -EINVAL for a malformed or unsupported command, -ENOMEM.
  */
 static int srpt_get_desc_tbl(struct srpt_recv_ioctx *recv_ioctx,
 			     struct srpt_send_ioctx *ioctx,
-			     struct srp_cmd *srp_cmd,
-			     enum dma_data_direction *dir,
+			     const struct srp_cmd *srp_cmd,
 			     struct scatterlist **sg, unsigned int *sg_cnt,
-			     u64 *data_len, u16 imm_data_offset)
+			     u16 imm_data_offset)
 {
 	struct srpt_desc_info info;
 	int ret;
 
-	*sg = NULL;
-	*sg_cnt = 0;
-	*data_len = 0;
-	*dir = DMA_NONE;
 	ret = srpt_parse_cmd_bufs(srp_cmd, recv_ioctx->byte_len,
 				  imm_data_offset, &info);
 	if (ret)
 		return ret;
-	if (info.data_len > SRPT_MAX_DATA_LEN)
+	if (info.data_len > SRPT_MAX_DATA_LEN ||
+	    !srpt_cdb_len_ok(srp_cmd, recv_ioctx->byte_len))
 		return -EINVAL;
-	ioctx->dir = info.dir;
 	switch (info.fmt) {
 	case SRP_DATA_DESC_IMM:
 		ret = srpt_setup_imm(recv_ioctx, ioctx, &info, sg, sg_cnt);
 		break;
 	case SRP_DATA_DESC_DIRECT:
 	case SRP_DATA_DESC_INDIRECT:
-		ioctx->data_len = info.data_len;
-		ret = srpt_alloc_data_buf(ioctx, &info);
-		/* Data-in transfers are prepared when LIO has the data. */
-		if (!ret && info.dir == DMA_TO_DEVICE)
-			ret = srpt_init_rw_ctxs(ioctx->ch, ioctx, info.data_len);
-		*sg = ioctx->data_sg;
-		*sg_cnt = ioctx->data_nents;
+		ret = srpt_copy_descs(ioctx, &info);
 		break;
 	default:
 		ret = 0;
@@ -3091,8 +3294,7 @@ static int srpt_get_desc_tbl(struct srpt_recv_ioctx *recv_ioctx,
 	}
 	if (ret)
 		return ret;
-	*dir = info.dir;
-	*data_len = info.data_len;
+	ioctx->dir = info.dir;
 	ioctx->data_len = info.data_len;
 	return 0;
 }
@@ -3118,6 +3320,7 @@ static void srpt_release_recv_held(struct srpt_send_ioctx *ioctx)
 static void srpt_free_cmd_bufs(struct srpt_send_ioctx *ioctx)
 {
 	srpt_free_rw_ctxs(ioctx->ch, ioctx);
+	srpt_buf_uncharge(ioctx);
 	if (ioctx->data_sg)
 		srpt_keep_data_buf(ioctx);
 	if (ioctx->descs != &ioctx->s_desc)
@@ -3182,7 +3385,8 @@ static int srpt_task_attr(u8 attr)
  * @reason: sense to report
  *
  * The command gets CHECK CONDITION with sense data and never reaches a
- * backstore.
+ * backstore; when memory ran out it gets TASK SET FULL instead, as LIO
+ * answers TCM_OUT_OF_RESOURCES, so that the initiator retries it.
  */
 static void srpt_cmd_fail_early(struct srpt_send_ioctx *ioctx,
 				sense_reason_t reason)
@@ -3190,13 +3394,42 @@ static void srpt_cmd_fail_early(struct srpt_send_ioctx *ioctx,
 	struct se_cmd *cmd = &ioctx->cmd;
 
 	cmd->t_task_cdb = cmd->__t_task_cdb;
-	transport_send_check_condition_and_sense(cmd, reason, 0);
+	if (reason == TCM_OUT_OF_RESOURCES) {
+		cmd->scsi_status = SAM_STAT_TASK_SET_FULL;
+		cmd->se_tfo->queue_status(cmd);
+	} else {
+		transport_send_check_condition_and_sense(cmd, reason, 0);
+	}
 	target_put_sess_cmd(cmd);
 }
 
 /**
+ * srpt_varlen_data_dir() - data direction of a variable-length CDB
+ * @cdb: a CDB with opcode 7Fh; its first 16 bytes are readable
+ *
+ * Return: the direction its service action implies, or DMA_NONE.
+ */
+static enum dma_data_direction srpt_varlen_data_dir(const u8 *cdb)
+{
+	switch (get_unaligned_be16(&cdb[8])) {
+	case WRITE_32:
+	case WRITE_VERIFY_32:
+	case WRITE_SAME_32:
+		return DMA_TO_DEVICE;
+	case READ_32:
+		return DMA_FROM_DEVICE;
+	default:
+		return DMA_NONE;
+	}
+}
+
+/**
  * srpt_cdb_data_dir() - data direction a CDB implies
- * @cdb: the CDB
+ * @cdb: the CDB; at least 16 bytes are readable
+ *
+ * Lists every data-out and data-in command LIO's SBC and SPC emulation
+ * accepts in 6.12 (sbc_parse_cdb(), spc_parse_cdb()) plus common ones that
+ * only pass-through backstores execute.
  *
  * Return: DMA_TO_DEVICE for commands that carry data to the target,
  * DMA_FROM_DEVICE for commands that return data, DMA_NONE for commands
@@ -3214,13 +3447,27 @@ static enum dma_data_direction srpt_cdb_data_dir(const u8 *cdb)
 	case WRITE_VERIFY_16:
 	case WRITE_SAME:
 	case WRITE_SAME_16:
+	case WRITE_LONG:
+	case WRITE_LONG_2:
 	case COMPARE_AND_WRITE:
 	case UNMAP:
+	case FORMAT_UNIT:
+	case REASSIGN_BLOCKS:
 	case MODE_SELECT:
 	case MODE_SELECT_10:
+	case LOG_SELECT:
+	case SEND_DIAGNOSTIC:
 	case WRITE_BUFFER:
 	case PERSISTENT_RESERVE_OUT:
+	case RESERVE_10:
+	case RELEASE_10:
 	case EXTENDED_COPY:
+	case MAINTENANCE_OUT:
+	case SECURITY_PROTOCOL_OUT:
+	case WRITE_ATTRIBUTE:
+	case ACCESS_CONTROL_OUT:
+	case SERVICE_ACTION_OUT_16:
+	case SEND_VOLUME_TAG:
 		return DMA_TO_DEVICE;
 	case READ_6:
 	case READ_10:
@@ -3234,11 +3481,18 @@ static enum dma_data_direction srpt_cdb_data_dir(const u8 *cdb)
 	case REPORT_LUNS:
 	case REQUEST_SENSE:
 	case LOG_SENSE:
+	case RECEIVE_DIAGNOSTIC:
 	case READ_BUFFER:
+	case READ_DEFECT_DATA:
 	case PERSISTENT_RESERVE_IN:
 	case MAINTENANCE_IN:
 	case RECEIVE_COPY_RESULTS:
+	case SECURITY_PROTOCOL_IN:
+	case READ_ATTRIBUTE:
+	case ACCESS_CONTROL_IN:
 		return DMA_FROM_DEVICE;
+	case VARIABLE_LENGTH_CMD:
+		return srpt_varlen_data_dir(cdb);
 	default:
 		return DMA_NONE;
 	}
@@ -3273,13 +3527,62 @@ static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx, sense_reason_t reason)
 }
 
 /**
+ * srpt_take_cmd() - take everything a command needs out of its SRP_CMD
+ * @ch: SRPT RDMA channel
+ * @recv_ioctx: receive I/O context holding the IU
+ * @ioctx: send I/O context for the command
+ * @cdb: result: copy of the CDB and the additional CDB bytes
+ * @sg: result: scatterlist of immediate data, or NULL
+ * @sg_cnt: result: number of entries in @sg
+ *
+ * Afterwards the IU is not read again, so its receive buffer may go back
+ * to the initiator (unless @ioctx holds it for immediate data used in
+ * place).
+ *
+ * Return: TCM_NO_SENSE, or the sense to answer the command with.
+ */
+static sense_reason_t srpt_take_cmd(struct srpt_rdma_ch *ch,
+				    struct srpt_recv_ioctx *recv_ioctx,
+				    struct srpt_send_ioctx *ioctx, u8 *cdb,
+				    struct scatterlist **sg,
+				    unsigned int *sg_cnt)
+{
+	const struct srp_cmd *srp_cmd = recv_ioctx->ioctx.buf +
+		recv_ioctx->ioctx.offset;
+	int ret;
+
+	ret = srpt_get_desc_tbl(recv_ioctx, ioctx, srp_cmd, sg, sg_cnt,
+				ch->imm_data_offset);
+	if (ret) {
+		pr_debug("%s: tag %#llx: bad data descriptors or CDB length (%d)\n",
+			 ch->sess_name, ioctx->tag, ret);
+		return ret == -ENOMEM ? TCM_OUT_OF_RESOURCES :
+			TCM_INVALID_FIELD_IN_COMMAND_IU;
+	}
+	memcpy(cdb, srp_cmd->cdb,
+	       sizeof(srp_cmd->cdb) + (srp_cmd->add_cdb_len & ~3));
+	if (srpt_cdb_dir_conflict(cdb, ioctx->dir)) {
+		pr_debug("%s: tag %#llx: opcode %#x with the wrong direction\n",
+			 ch->sess_name, ioctx->tag, cdb[0]);
+		return TCM_INVALID_FIELD_IN_COMMAND_IU;
+	}
+	return TCM_NO_SENSE;
+}
+
+/**
  * srpt_handle_cmd() - process an SRP_CMD information unit
  * @ch: SRPT RDMA channel
  * @recv_ioctx: receive I/O context holding the IU
  * @send_ioctx: send I/O context for the command
  *
  * A malformed command is answered with CHECK CONDITION, ILLEGAL REQUEST,
- * INVALID FIELD IN COMMAND INFORMATION UNIT.
+ * INVALID FIELD IN COMMAND INFORMATION UNIT. The receive buffer is given
+ * back exactly once: right after the IU was copied, or, with immediate
+ * data used in place, by whoever releases the command.
+ *
+ * LIO parses the CDB first (target_submit_prep() without a buffer); the
+ * data buffer is allocated afterwards for the length the CDB transfers
+ * (srpt_alloc_data_buf()) and the command submitted then.
  */
 static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 			    struct srpt_recv_ioctx *recv_ioctx,
@@ -3287,13 +3590,14 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 {
 	struct srp_cmd *srp_cmd = recv_ioctx->ioctx.buf +
 		recv_ioctx->ioctx.offset;
+	struct se_cmd *cmd = &send_ioctx->cmd;
 	u32 len = recv_ioctx->byte_len;
-	sense_reason_t reason = TCM_NO_SENSE;
-	enum dma_data_direction dir;
-	struct scatterlist *sg;
-	unsigned int sg_cnt;
-	u64 data_len, lun = 0;
-	int ret;
+	u8 cdb[SRPT_MAX_CDB_LEN];
+	struct scatterlist *sg = NULL;
+	unsigned int sg_cnt = 0;
+	sense_reason_t reason;
+	u64 lun = 0;
+	int attr;
 
 	if (len < offsetof(struct srp_cmd, tag) + sizeof(srp_cmd->tag)) {
 		pr_warn("%s: SRP_CMD of %u bytes dropped\n", ch->sess_name,
@@ -3305,50 +3609,41 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 	send_ioctx->tag = srp_cmd->tag;
 	if (len >= offsetof(struct srp_cmd, lun) + sizeof(srp_cmd->lun))
 		lun = scsilun_to_int(&srp_cmd->lun);
+	attr = srpt_task_attr(srp_cmd->task_attr);
+	reason = srpt_take_cmd(ch, recv_ioctx, send_ioctx, cdb, &sg, &sg_cnt);
+	if (!send_ioctx->recv_ioctx)
+		srpt_recycle_recv(ch, recv_ioctx, true);
+	/* From here on the IU may be another one: only the copies are used. */
 
-	ret = srpt_get_desc_tbl(recv_ioctx, send_ioctx, srp_cmd, &dir, &sg,
-				&sg_cnt, &data_len, ch->imm_data_offset);
-	if (ret) {
-		pr_debug("%s: tag %#llx: bad data descriptors (%d)\n",
-			 ch->sess_name, srp_cmd->tag, ret);
-		reason = ret == -ENOMEM ? TCM_OUT_OF_RESOURCES :
-			TCM_INVALID_FIELD_IN_COMMAND_IU;
-	} else if (srpt_cdb_dir_conflict(srp_cmd->cdb, dir)) {
-		pr_debug("%s: tag %#llx: opcode %#x with the wrong direction\n",
-			 ch->sess_name, srp_cmd->tag, srp_cmd->cdb[0]);
-		reason = TCM_INVALID_FIELD_IN_COMMAND_IU;
-	}
-
-	send_ioctx->cmd.tag = srp_cmd->tag;
-	ret = target_init_cmd(&send_ioctx->cmd, ch->sess,
-			      send_ioctx->sense_data, lun, data_len,
-			      reason ? TCM_SIMPLE_TAG :
-			      srpt_task_attr(srp_cmd->task_attr), dir,
-			      TARGET_SCF_ACK_KREF);
-	if (ret) {
+	cmd->tag = send_ioctx->tag;
+	if (target_init_cmd(cmd, ch->sess, send_ioctx->sense_data, lun,
+			    send_ioctx->data_len, reason ? TCM_SIMPLE_TAG : attr,
+			    send_ioctx->dir, TARGET_SCF_ACK_KREF)) {
 		/* The session is being stopped. */
 		srpt_free_cmd_bufs(send_ioctx);
 		srpt_put_send_ioctx(send_ioctx);
-		srpt_recycle_recv(ch, recv_ioctx, true);
 		return;
 	}
-	if (!send_ioctx->recv_ioctx)
-		srpt_recycle_recv(ch, recv_ioctx, true);
 	if (reason) {
 		srpt_cmd_fail_early(send_ioctx, reason);
 		return;
 	}
-	if (target_submit_prep(&send_ioctx->cmd, srp_cmd->cdb, sg, sg_cnt,
-			       NULL, 0, NULL, 0, GFP_KERNEL))
+	/* On failure LIO answers the command (and may already release it). */
+	if (target_submit_prep(cmd, cdb, sg, sg_cnt, NULL, 0, NULL, 0,
+			       GFP_KERNEL))
 		return;
 	/* The CDB asks for data but no buffer came with it. */
-	if (dir == DMA_NONE &&
-	    (send_ioctx->cmd.se_cmd_flags & SCF_OVERFLOW_BIT) &&
-	    srpt_cdb_data_dir(srp_cmd->cdb) != DMA_NONE) {
-		srpt_fail_cmd(send_ioctx, TCM_INVALID_FIELD_IN_COMMAND_IU);
+	if (send_ioctx->dir == DMA_NONE &&
+	    (cmd->se_cmd_flags & SCF_OVERFLOW_BIT) &&
+	    srpt_cdb_data_dir(cmd->t_task_cdb) != DMA_NONE)
+		reason = TCM_INVALID_FIELD_IN_COMMAND_IU;
+	else
+		reason = srpt_alloc_data_buf(send_ioctx);
+	if (reason) {
+		srpt_fail_cmd(send_ioctx, reason);
 		return;
 	}
-	target_submit(&send_ioctx->cmd);
+	target_submit(cmd);
 }
 
 /**
@@ -3830,8 +4125,11 @@ static u8 srpt_tmr_rsp_code(u8 response)
  * @ioctx: send context of a read
  *
  * Only the bytes LIO produced are sent: never page contents past them. If
- * the transfer cannot be prepared, the response reports all data as
- * residual.
+ * the transfer cannot be prepared, the data cannot reach the initiator and
+ * the command must not end GOOD: it gets TASK SET FULL (the initiator
+ * retries) when resources ran out, or CHECK CONDITION, ILLEGAL REQUEST,
+ * INVALID FIELD IN COMMAND INFORMATION UNIT when the descriptors need more
+ * work requests than the send queue holds.
  */
 static void srpt_prepare_data_in(struct srpt_rdma_ch *ch,
 				 struct srpt_send_ioctx *ioctx)
@@ -3844,9 +4142,19 @@ static void srpt_prepare_data_in(struct srpt_rdma_ch *ch,
 		return;
 	pr_warn("%s: tag %#llx: no RDMA transfer for %u bytes (%d)\n",
 		ch->sess_name, ioctx->tag, cmd->data_length, ret);
-	cmd->se_cmd_flags |= SCF_UNDERFLOW_BIT;
-	cmd->se_cmd_flags &= ~SCF_OVERFLOW_BIT;
-	cmd->residual_count = cmd->data_length;
+	ioctx->status_only = true;
+	cmd->se_cmd_flags &= ~(SCF_UNDERFLOW_BIT | SCF_OVERFLOW_BIT);
+	cmd->residual_count = 0;
+	if (ret == -E2BIG) {
+		cmd->scsi_status = SAM_STAT_CHECK_CONDITION;
+		memset(ioctx->sense_data, 0, sizeof(ioctx->sense_data));
+		scsi_build_sense_buffer(0, ioctx->sense_data, ILLEGAL_REQUEST,
+					0x0e, 0x03);
+		cmd->scsi_sense_length = 18;
+	} else {
+		cmd->scsi_status = SAM_STAT_TASK_SET_FULL;
+		cmd->scsi_sense_length = 0;
+	}
 }
 
 /**
@@ -5333,6 +5641,7 @@ static int srpt_add_one(struct ib_device *device)
 	}
 	sdev->lkey = sdev->pd->local_dma_lkey;
 	sdev->srq_size = min(srpt_srq_size, device->attrs.max_srq_wr);
+	sdev->buf_budget = srpt_buf_budget((u64)totalram_pages() << PAGE_SHIFT);
 	if (!srpt_service_guid)
 		srpt_service_guid = be64_to_cpu(device->node_guid);
 

@@ -180,6 +180,10 @@ enum {
 	SRPT_SQ_WR_PER_CREDIT		= 4,	/* send-queue slots per credit */
 	SRPT_KEEP_PAGES			= 2,	/* data buffer kept per context */
 	SRPT_MAX_DATA_LEN		= 64 * 1024 * 1024,	/* per SRP_CMD */
+	SRPT_MAX_DESCS			= U8_MAX,	/* descriptors per SRP_CMD */
+	SRPT_MAX_CDB_LEN		= 16 + 252,	/* CDB + additional CDB */
+	SRPT_BUF_BUDGET_SHIFT		= 4,	/* 1/16 of RAM per device */
+	SRPT_MIN_BUF_BUDGET		= 128 * 1024 * 1024,
 	SRPT_MIN_IMM_DATA_OFFSET	= sizeof(struct srp_cmd),
 	SRPT_IMM_ALIGN			= 512,
 	SRPT_CRED_REQ_THRESHOLD		= 16,	/* unreported credits that trigger SRP_CRED_REQ */
@@ -279,6 +283,7 @@ struct srpt_rw_ctx {
  * @keep_sg: data buffer of an earlier command kept for the next one (may be
  *	@data_sg right now), or NULL
  * @keep_nents: pages in @keep_sg
+ * @buf_charge: bytes of the device's data-buffer budget this command holds
  * @sq_wr_needed: send-queue slots the posting that waits needs
  * @sq_wr_held: send-queue slots held by the posted response
  * @rsp_len: length of the response IU in the buffer
@@ -314,6 +319,7 @@ struct srpt_send_ioctx {
 	unsigned int bounce_nents;
 	struct scatterlist *keep_sg;
 	unsigned int keep_nents;
+	u32 buf_charge;
 	u32 sq_wr_needed;
 	u32 sq_wr_held;
 	u32 rsp_len;
@@ -553,6 +559,8 @@ struct srpt_port {
  * @use_srq: whether @srq is in use
  * @req_buf_cache: slab of SRQ receive buffers
  * @ioctx_ring: SRQ receive contexts
+ * @buf_bytes: bytes of data buffers the device's commands hold
+ * @buf_budget: limit of @buf_bytes, see srpt_buf_budget()
  * @event_handler: asynchronous event handler
  * @comp_vector: next completion vector to hand out
  * @refs: references to the memory of this structure: one of the IB client
@@ -572,6 +580,8 @@ struct srpt_device {
 	bool use_srq;
 	struct kmem_cache *req_buf_cache;
 	struct srpt_recv_ioctx **ioctx_ring;
+	atomic64_t buf_bytes;
+	u64 buf_budget;
 	struct ib_event_handler event_handler;
 	atomic_t comp_vector;
 	struct kref refs;

@@ -1951,7 +1951,10 @@ static void srpt_test_sq_size(struct kunit *test)
 	struct ib_device_attr attrs = {
 		.max_qp_wr = 16384, .max_send_sge = 16, .max_sge_rd = 32,
 	};
-	u32 big = SRPT_MAX_DATA_LEN / (16 * PAGE_SIZE) + 1;
+	/* 64 MiB in 255 descriptors, each touching up to two extra pages. */
+	u32 big = DIV_ROUND_UP(SRPT_MAX_DATA_LEN / PAGE_SIZE + 2 * 255, 16) +
+		255 + 1;
+	u32 big1 = SRPT_MAX_DATA_LEN / PAGE_SIZE + 2 * 255 + 255 + 1;
 
 	/* The largest command decides, not the attribute's 4096. */
 	KUNIT_EXPECT_EQ(test, srpt_ch_sq_size(SRPT_DEF_SQ_SIZE, &attrs, 128),
@@ -1968,10 +1971,215 @@ static void srpt_test_sq_size(struct kunit *test)
 	attrs.max_qp_wr = 1 << 20;
 	attrs.max_sge_rd = 1;
 	KUNIT_EXPECT_EQ(test, srpt_ch_sq_size(SRPT_MAX_SQ_SIZE, &attrs, 128),
-			SRPT_MAX_DATA_LEN / PAGE_SIZE + 1);
+			big1);
 	attrs.max_send_sge = 0;
 	KUNIT_EXPECT_EQ(test, srpt_ch_sq_size(SRPT_MAX_SQ_SIZE, &attrs, 128),
-			SRPT_MAX_DATA_LEN / PAGE_SIZE + 1);
+			big1);
+	/* Issue 11: 255 odd-sized descriptors of 64 MiB need ~1275. */
+	attrs.max_send_sge = 16;
+	attrs.max_sge_rd = 16;
+	KUNIT_EXPECT_GE(test, srpt_ch_sq_size(SRPT_DEF_SQ_SIZE, &attrs, 128),
+			255 * DIV_ROUND_UP(SRPT_MAX_DATA_LEN / 255 / PAGE_SIZE + 2,
+					   16) + 1);
+}
+
+static void srpt_test_cdb_len(struct kunit *test)
+{
+	struct cmd_image *img = cmd_image(test, 0x00, 0, 0, 0);
+	struct srp_cmd *cmd = (void *)img->buf;
+
+	/* READ(10) in a bare 48-byte IU. */
+	KUNIT_EXPECT_TRUE(test, srpt_cdb_len_ok(cmd, CMD_HDR));
+	/* 7Fh with ADDITIONAL CDB LENGTH 24: 32 bytes, only 16 there. */
+	cmd->cdb[0] = VARIABLE_LENGTH_CMD;
+	cmd->cdb[7] = 24;
+	KUNIT_EXPECT_FALSE(test, srpt_cdb_len_ok(cmd, CMD_HDR));
+	KUNIT_EXPECT_FALSE(test, srpt_cdb_len_ok(cmd, CMD_HDR + 100));
+	/* Eight additional bytes are not enough, sixteen are. */
+	cmd->add_cdb_len = 8;
+	KUNIT_EXPECT_FALSE(test, srpt_cdb_len_ok(cmd, CMD_HDR + 8));
+	cmd->add_cdb_len = 16;
+	KUNIT_EXPECT_TRUE(test, srpt_cdb_len_ok(cmd, CMD_HDR + 16));
+	/* ... but only if they arrived. */
+	KUNIT_EXPECT_FALSE(test, srpt_cdb_len_ok(cmd, CMD_HDR + 15));
+	/* The reserved low bits do not count. */
+	cmd->add_cdb_len = 16 | 3;
+	KUNIT_EXPECT_TRUE(test, srpt_cdb_len_ok(cmd, CMD_HDR + 16));
+	/* The largest variable-length CDB, 263 bytes, fits 16 + 252. */
+	cmd->cdb[7] = 255;
+	cmd->add_cdb_len = 244;
+	KUNIT_EXPECT_FALSE(test, srpt_cdb_len_ok(cmd, CMD_HDR + 244));
+	cmd->add_cdb_len = 248;
+	KUNIT_EXPECT_TRUE(test, srpt_cdb_len_ok(cmd, CMD_HDR + 248));
+	KUNIT_EXPECT_LE(test, 16 + 248, SRPT_MAX_CDB_LEN);
+}
+
+static void srpt_test_cdb_data_dir_table(struct kunit *test)
+{
+	static const struct {
+		u8 op;
+		enum dma_data_direction dir;
+	} t[] = {
+		{ WRITE_6, DMA_TO_DEVICE }, { WRITE_10, DMA_TO_DEVICE },
+		{ WRITE_12, DMA_TO_DEVICE }, { WRITE_16, DMA_TO_DEVICE },
+		{ WRITE_VERIFY, DMA_TO_DEVICE },
+		{ WRITE_VERIFY_16, DMA_TO_DEVICE },
+		{ WRITE_SAME, DMA_TO_DEVICE }, { WRITE_SAME_16, DMA_TO_DEVICE },
+		{ COMPARE_AND_WRITE, DMA_TO_DEVICE }, { UNMAP, DMA_TO_DEVICE },
+		{ MODE_SELECT, DMA_TO_DEVICE },
+		{ MODE_SELECT_10, DMA_TO_DEVICE },
+		{ LOG_SELECT, DMA_TO_DEVICE },
+		{ SEND_DIAGNOSTIC, DMA_TO_DEVICE },
+		{ WRITE_BUFFER, DMA_TO_DEVICE },
+		{ PERSISTENT_RESERVE_OUT, DMA_TO_DEVICE },
+		{ EXTENDED_COPY, DMA_TO_DEVICE },
+		{ MAINTENANCE_OUT, DMA_TO_DEVICE },
+		{ SECURITY_PROTOCOL_OUT, DMA_TO_DEVICE },
+		{ WRITE_ATTRIBUTE, DMA_TO_DEVICE },
+		{ RESERVE_10, DMA_TO_DEVICE }, { RELEASE_10, DMA_TO_DEVICE },
+		{ READ_6, DMA_FROM_DEVICE }, { READ_10, DMA_FROM_DEVICE },
+		{ READ_12, DMA_FROM_DEVICE }, { READ_16, DMA_FROM_DEVICE },
+		{ INQUIRY, DMA_FROM_DEVICE }, { MODE_SENSE, DMA_FROM_DEVICE },
+		{ MODE_SENSE_10, DMA_FROM_DEVICE },
+		{ READ_CAPACITY, DMA_FROM_DEVICE },
+		{ SERVICE_ACTION_IN_16, DMA_FROM_DEVICE },
+		{ REPORT_LUNS, DMA_FROM_DEVICE },
+		{ REQUEST_SENSE, DMA_FROM_DEVICE },
+		{ LOG_SENSE, DMA_FROM_DEVICE },
+		{ RECEIVE_DIAGNOSTIC, DMA_FROM_DEVICE },
+		{ READ_BUFFER, DMA_FROM_DEVICE },
+		{ PERSISTENT_RESERVE_IN, DMA_FROM_DEVICE },
+		{ MAINTENANCE_IN, DMA_FROM_DEVICE },
+		{ RECEIVE_COPY_RESULTS, DMA_FROM_DEVICE },
+		{ SECURITY_PROTOCOL_IN, DMA_FROM_DEVICE },
+		{ READ_ATTRIBUTE, DMA_FROM_DEVICE },
+		{ TEST_UNIT_READY, DMA_NONE }, { SYNCHRONIZE_CACHE, DMA_NONE },
+		{ SYNCHRONIZE_CACHE_16, DMA_NONE }, { START_STOP, DMA_NONE },
+		{ VERIFY, DMA_NONE }, { VERIFY_16, DMA_NONE },
+		{ RESERVE, DMA_NONE }, { RELEASE, DMA_NONE },
+	};
+	u8 cdb[16] = {};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		cdb[0] = t[i].op;
+		KUNIT_EXPECT_EQ_MSG(test, srpt_cdb_data_dir(cdb), t[i].dir,
+				    "opcode %#x", t[i].op);
+	}
+	/* Variable-length CDBs: by service action. */
+	cdb[0] = VARIABLE_LENGTH_CMD;
+	cdb[9] = WRITE_SAME_32;
+	KUNIT_EXPECT_EQ(test, srpt_cdb_data_dir(cdb), DMA_TO_DEVICE);
+	cdb[9] = WRITE_32;
+	KUNIT_EXPECT_EQ(test, srpt_cdb_data_dir(cdb), DMA_TO_DEVICE);
+	cdb[9] = READ_32;
+	KUNIT_EXPECT_EQ(test, srpt_cdb_data_dir(cdb), DMA_FROM_DEVICE);
+	cdb[8] = 1;
+	KUNIT_EXPECT_EQ(test, srpt_cdb_data_dir(cdb), DMA_NONE);
+	/* SET TARGET PORT GROUPS with a data-in buffer is refused. */
+	cdb[0] = MAINTENANCE_OUT;
+	cdb[1] = MO_SET_TARGET_PGS;
+	KUNIT_EXPECT_TRUE(test, srpt_cdb_dir_conflict(cdb, DMA_FROM_DEVICE));
+}
+
+static void srpt_test_buf_budget(struct kunit *test)
+{
+	struct srpt_device *sdev;
+
+	/* 1/16 of RAM ... */
+	KUNIT_EXPECT_EQ(test, srpt_buf_budget(4ULL << 30), 256ULL << 20);
+	KUNIT_EXPECT_EQ(test, srpt_buf_budget(256ULL << 30), 16ULL << 30);
+	/* ... at least 128 MiB, two of the largest commands. */
+	KUNIT_EXPECT_EQ(test, srpt_buf_budget(1ULL << 30), 128ULL << 20);
+	KUNIT_EXPECT_EQ(test, srpt_buf_budget(0), 128ULL << 20);
+	KUNIT_EXPECT_GE(test, srpt_buf_budget(0), 2ULL * SRPT_MAX_DATA_LEN);
+
+	sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	sdev->buf_budget = 3 * SRPT_MAX_DATA_LEN;
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(sdev, SRPT_MAX_DATA_LEN));
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(sdev, SRPT_MAX_DATA_LEN));
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(sdev, SRPT_MAX_DATA_LEN));
+	/* Full: even one page more is refused and nothing is taken. */
+	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(sdev, PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			3LL * SRPT_MAX_DATA_LEN);
+	atomic64_sub(PAGE_SIZE, &sdev->buf_bytes);
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(sdev, PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(sdev, 1));
+}
+
+static void srpt_test_data_pages_zeroed(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx;
+	unsigned int i;
+	u8 *p;
+
+	ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ioctx);
+	/* A kept two-page buffer full of an earlier READ's data. */
+	KUNIT_ASSERT_EQ(test, target_alloc_sgl(&ioctx->data_sg,
+					       &ioctx->data_nents,
+					       2 * PAGE_SIZE, false, false), 0);
+	sg_init_marker(ioctx->data_sg, ioctx->data_nents);
+	for (i = 0; i < 2; i++)
+		memset(sg_virt(&ioctx->data_sg[i]), 0xa5, PAGE_SIZE);
+	srpt_keep_data_buf(ioctx);
+
+	/* A data-out command reuses it as it is (RDMA overwrites it). */
+	ioctx->dir = DMA_TO_DEVICE;
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, 2 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_PTR_EQ(test, ioctx->data_sg, ioctx->keep_sg);
+	srpt_keep_data_buf(ioctx);
+
+	/* A data-in command of 8 KiB gets both pages zeroed. */
+	ioctx->dir = DMA_FROM_DEVICE;
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, 2 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_PTR_EQ(test, ioctx->data_sg, ioctx->keep_sg);
+	for (i = 0; i < 2; i++) {
+		p = sg_virt(&ioctx->data_sg[i]);
+		KUNIT_EXPECT_TRUE(test, !memchr_inv(p, 0, PAGE_SIZE));
+	}
+	srpt_keep_data_buf(ioctx);
+
+	/* A fresh data-in buffer (three pages) is zeroed too. */
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, 3 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_PTR_NE(test, ioctx->data_sg, ioctx->keep_sg);
+	for (i = 0; i < 3; i++) {
+		p = sg_virt(&ioctx->data_sg[i]);
+		KUNIT_EXPECT_TRUE(test, !memchr_inv(p, 0, PAGE_SIZE));
+	}
+	srpt_keep_data_buf(ioctx);
+	srpt_free_kept_buf(ioctx);
+}
+
+static void srpt_test_send_ioctx_reset(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx, *got;
+	struct srpt_rdma_ch *ch;
+
+	ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
+	ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	KUNIT_ASSERT_NOT_NULL(test, ioctx);
+	spin_lock_init(&ch->lock);
+	INIT_LIST_HEAD(&ch->free_list);
+	ioctx->ch = ch;
+	/* Left over by an earlier command. */
+	memset(ioctx->sense_data, 0x5a, sizeof(ioctx->sense_data));
+	ioctx->buf_charge = 4096;
+	ioctx->data_len = 8192;
+	list_add(&ioctx->free_list, &ch->free_list);
+	ch->n_free = 1;
+
+	got = srpt_get_send_ioctx(ch);
+	KUNIT_ASSERT_PTR_EQ(test, got, ioctx);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(got->sense_data, 0,
+					    sizeof(got->sense_data)));
+	KUNIT_EXPECT_EQ(test, got->buf_charge, 0);
+	KUNIT_EXPECT_EQ(test, got->data_len, 0);
+	KUNIT_EXPECT_EQ(test, ch->n_free, 0);
+	KUNIT_EXPECT_NULL(test, srpt_get_send_ioctx(ch));
 }
 
 static void srpt_test_keep_data_buf(struct kunit *test)
@@ -2547,6 +2755,11 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_cdb_dir_conflict),
 	KUNIT_CASE(srpt_test_slice_sg),
 	KUNIT_CASE(srpt_test_sq_size),
+	KUNIT_CASE(srpt_test_cdb_len),
+	KUNIT_CASE(srpt_test_cdb_data_dir_table),
+	KUNIT_CASE(srpt_test_buf_budget),
+	KUNIT_CASE(srpt_test_data_pages_zeroed),
+	KUNIT_CASE(srpt_test_send_ioctx_reset),
 	KUNIT_CASE(srpt_test_keep_data_buf),
 	KUNIT_CASE(srpt_test_cmd_indirect_len_mismatch),
 	KUNIT_CASE(srpt_test_cmd_indirect_sum_overflow),

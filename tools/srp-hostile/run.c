@@ -900,6 +900,23 @@ static int rsp_match(struct rt *r, struct alt *a, const struct ev *e, uint64_t t
 			return 0;
 		}
 	}
+	if ((s = kv_get(&a->k, "zero")) && r->cur && r->cur->dbuf) {
+		/* zero=OFF:LEN - the target left these data-in bytes zero */
+		uint64_t off = 0, dl = 0, i;
+
+		if (sscanf(s, "%lu:%lu", &off, &dl) != 2 || off + dl > r->cur->dsz) {
+			snprintf(why, wl, "bad zero= spec");
+			return 0;
+		}
+		for (i = 0; i < dl; i++)
+			if (r->cur->dbuf[off + i])
+				break;
+		if (i < dl) {
+			snprintf(why, wl, "data-in byte %lu is 0x%02x, expected 0 (stale data?)",
+				 (unsigned long)(off + i), r->cur->dbuf[off + i]);
+			return 0;
+		}
+	}
 	return 1;
 }
 
@@ -1067,9 +1084,10 @@ static int step_drain(struct rt *r, char **tok, int n)
 	struct kvs k;
 	struct evalctx x = { .c = r->cur };
 	uint64_t ms = 10000, v;
-	const char *want, *st;
+	const char *want, *st, *al;
 	struct conn *c = r->cur;
-	unsigned long good = 0, other = 0;
+	unsigned long good = 0, other = 0, al_n = 0, al_seen = 0;
+	int al_st = -1;
 	uint64_t end;
 	uint8_t bad_st = 0;
 
@@ -1078,6 +1096,11 @@ static int step_drain(struct rt *r, char **tok, int n)
 		return -1;
 	want = kv_get(&k, "want");
 	st = kv_get(&k, "status");
+	al = kv_get(&k, "atleast");
+	if (al && sscanf(al, "%i:%lu", &al_st, &al_n) != 2) {
+		rt_fail(r, "bad atleast=%s", al);
+		return -1;
+	}
 	if (kv_unused(&k, r->err, sizeof(r->err)))
 		return -1;
 	if (!c)
@@ -1091,6 +1114,8 @@ static int step_drain(struct rt *r, char **tok, int n)
 			struct ev *e = *pp;
 
 			if (e->type == EV_IU && e->len >= 20 && e->data[0] == SRPW_RSP) {
+				if (e->data[19] == al_st)
+					al_seen++;
 				if (st && !numlist_match(st, e->data[19], &x)) {
 					other++;
 					bad_st = e->data[19];
@@ -1111,6 +1136,11 @@ static int step_drain(struct rt *r, char **tok, int n)
 	(void)v;
 	if (other) {
 		rt_fail(r, "drain: %lu responses with status 0x%02x, expected %s", other, bad_st, st);
+		return -1;
+	}
+	if (al && al_seen < al_n) {
+		rt_fail(r, "drain: %lu responses with status 0x%02x, expected at least %lu",
+			al_seen, al_st, al_n);
 		return -1;
 	}
 	if (want && !strcmp(want, "all") && c->notags) {
