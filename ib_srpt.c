@@ -641,11 +641,62 @@ static void srpt_credit_return(struct srpt_rdma_ch *ch)
  * srpt_credit_take() - take all credits not yet reported
  * @ch: RDMA channel
  *
+ * The credits count as granted from now on, before the IU that carries them
+ * is posted: the initiator cannot use a credit before it received that IU,
+ * so srpt_credit_use() never sees an IU for a credit it has not counted.
+ *
  * Return: the value for the REQUEST LIMIT DELTA field of the next response.
  */
 static int srpt_credit_take(struct srpt_rdma_ch *ch)
 {
-	return atomic_xchg(&ch->req_lim_delta, 0);
+	int delta = atomic_xchg(&ch->req_lim_delta, 0);
+
+	if (delta)
+		atomic_add_return(delta, &ch->cred_sent);
+	return delta;
+}
+
+/**
+ * srpt_iu_uses_credit() - whether an IU uses a credit of the initiator
+ * @iu: the IU
+ * @len: its length in bytes
+ *
+ * Every IU from the initiator uses a credit except SRP_I_LOGOUT and the
+ * answers to target requests, SRP_CRED_RSP and SRP_AER_RSP (the SRP
+ * standard). Empty and undefined IUs use one, and the target gives it back.
+ *
+ * Return: true if the IU uses a credit.
+ */
+static bool srpt_iu_uses_credit(const u8 *iu, u32 len)
+{
+	if (len < 1)
+		return true;
+	switch (iu[0]) {
+	case SRP_I_LOGOUT:
+	case SRP_CRED_RSP:
+	case SRP_AER_RSP:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/**
+ * srpt_credit_use() - account for a received IU that uses a credit
+ * @ch: RDMA channel
+ *
+ * The initiator got rq_size credits with the login response and every
+ * credit counted by srpt_credit_take() since, so it cannot have sent more
+ * IUs that use a credit than that.
+ *
+ * Return: false if the initiator had no credit left for this IU.
+ */
+static bool srpt_credit_use(struct srpt_rdma_ch *ch)
+{
+	u32 used = atomic_inc_return(&ch->req_ius);
+	u32 sent = atomic_read(&ch->cred_sent);
+
+	return (s32)(used - sent) <= ch->rq_size;
 }
 
 /* I/O contexts and rings ------------------------------------------------ */
@@ -882,6 +933,30 @@ static int srpt_post_recv(struct srpt_device *sdev, struct srpt_rdma_ch *ch,
 	return ib_post_recv(ch->qp, &wr, NULL);
 }
 
+static void srpt_send_cred_req(struct srpt_rdma_ch *ch);
+
+/**
+ * srpt_credit_flush() - send owed credits if nothing else will carry them
+ * @ch: RDMA channel
+ *
+ * Credits normally go back with the next response. While no send context is
+ * in use no response is coming, so an SRP_CRED_REQ carries them. Both
+ * callers change one of the two conditions first (credits owed, contexts in
+ * use); reading the context count under @ch->lock makes sure that of two
+ * concurrent callers at least one sees both changes.
+ */
+static void srpt_credit_flush(struct srpt_rdma_ch *ch)
+{
+	unsigned long flags;
+	bool idle;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	idle = ch->n_free == ch->rq_size;
+	spin_unlock_irqrestore(&ch->lock, flags);
+	if (idle && atomic_read(&ch->req_lim_delta) > 0)
+		srpt_send_cred_req(ch);
+}
+
 /**
  * srpt_recycle_recv() - give a receive buffer back and count its credit
  * @ch: channel the IU arrived on
@@ -889,7 +964,9 @@ static int srpt_post_recv(struct srpt_device *sdev, struct srpt_rdma_ch *ch,
  * @credit: whether the IU consumed a credit of the initiator
  *
  * On a channel that is going away, ring buffers are not reposted (the ring
- * is freed with the channel); SRQ buffers always go back to the SRQ.
+ * is freed with the channel); SRQ buffers always go back to the SRQ. A
+ * credit of an IU that gets no response (dropped, ignored) reaches the
+ * initiator with an SRP_CRED_REQ when the channel is idle.
  */
 static void srpt_recycle_recv(struct srpt_rdma_ch *ch,
 			      struct srpt_recv_ioctx *recv_ioctx, bool credit)
@@ -901,12 +978,14 @@ static void srpt_recycle_recv(struct srpt_rdma_ch *ch,
 		return;
 	ret = srpt_post_recv(sdev, ch, recv_ioctx);
 	if (ret) {
-		pr_err("%s: reposting a receive buffer failed (%d)\n",
-		       ch->sess_name, ret);
+		pr_err_ratelimited("%s: reposting a receive buffer failed (%d)\n",
+				   ch->sess_name, ret);
 		return;
 	}
-	if (credit)
+	if (credit) {
 		srpt_credit_return(ch);
+		srpt_credit_flush(ch);
+	}
 }
 
 /**
@@ -957,28 +1036,27 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 	return ioctx;
 }
 
-static void srpt_send_cred_req(struct srpt_rdma_ch *ch);
+static void srpt_process_wait_list(struct srpt_rdma_ch *ch);
 
 /**
  * srpt_put_send_ioctx() - return a send context to its channel
  * @ioctx: the context
  *
- * When the channel falls idle while credits are still owed to the
- * initiator (aborted commands, ignored IUs), no response would carry them:
- * an SRP_CRED_REQ does.
+ * IUs that waited for a free send context go ahead. When the channel falls
+ * idle while credits are still owed to the initiator (aborted commands,
+ * ignored IUs), no response would carry them: an SRP_CRED_REQ does.
  */
 static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
 	unsigned long flags;
-	bool idle;
 
 	spin_lock_irqsave(&ch->lock, flags);
 	list_add(&ioctx->free_list, &ch->free_list);
-	idle = ++ch->n_free == ch->rq_size;
+	ch->n_free++;
 	spin_unlock_irqrestore(&ch->lock, flags);
-	if (idle && atomic_read(&ch->req_lim_delta) > 0)
-		srpt_send_cred_req(ch);
+	srpt_process_wait_list(ch);
+	srpt_credit_flush(ch);
 }
 
 /* Device management MADs ------------------------------------------------ */
@@ -2722,9 +2800,26 @@ static bool srpt_sq_reserve(struct srpt_rdma_ch *ch,
 }
 
 /**
+ * srpt_sq_post_waiter() - post a command that waited for send-queue slots
+ * @ioctx: the command; its slots are reserved
+ */
+static void srpt_sq_post_waiter(struct srpt_send_ioctx *ioctx)
+{
+	if (ioctx->waiting_rsp)
+		srpt_post_response(ioctx);
+	else if (srpt_post_rdma_read(ioctx))
+		srpt_fail_write(ioctx);
+}
+
+/**
  * srpt_sq_release() - give back send-queue slots and post waiting commands
  * @ch: RDMA channel
  * @n: number of slots whose work requests completed
+ *
+ * A post that fails gives its slots back through this function again. Only
+ * the outermost call posts waiting commands, in a loop, and a nested call
+ * just adds its slots, so a device that fails every post costs no stack
+ * depth per waiting command.
  */
 static void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
 {
@@ -2734,21 +2829,30 @@ static void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
 
 	spin_lock_irqsave(&ch->lock, flags);
 	ch->sq_wr_avail += n;
-	list_for_each_entry_safe(ioctx, next, &ch->rw_wait_list, wait_list) {
-		if (ch->sq_wr_avail < ioctx->sq_wr_needed)
+	if (ch->sq_releasing) {
+		spin_unlock_irqrestore(&ch->lock, flags);
+		return;
+	}
+	ch->sq_releasing = true;
+	for (;;) {
+		list_for_each_entry_safe(ioctx, next, &ch->rw_wait_list,
+					 wait_list) {
+			if (ch->sq_wr_avail < ioctx->sq_wr_needed)
+				break;
+			ch->sq_wr_avail -= ioctx->sq_wr_needed;
+			list_move_tail(&ioctx->wait_list, &ready);
+		}
+		if (list_empty(&ready))
 			break;
-		ch->sq_wr_avail -= ioctx->sq_wr_needed;
-		list_move_tail(&ioctx->wait_list, &ready);
+		spin_unlock_irqrestore(&ch->lock, flags);
+		list_for_each_entry_safe(ioctx, next, &ready, wait_list) {
+			list_del_init(&ioctx->wait_list);
+			srpt_sq_post_waiter(ioctx);
+		}
+		spin_lock_irqsave(&ch->lock, flags);
 	}
+	ch->sq_releasing = false;
 	spin_unlock_irqrestore(&ch->lock, flags);
-
-	list_for_each_entry_safe(ioctx, next, &ready, wait_list) {
-		list_del_init(&ioctx->wait_list);
-		if (ioctx->waiting_rsp)
-			srpt_post_response(ioctx);
-		else if (srpt_post_rdma_read(ioctx))
-			srpt_fail_write(ioctx);
-	}
 }
 
 /**
@@ -3356,8 +3460,6 @@ static void srpt_wc_error(struct srpt_rdma_ch *ch, struct ib_wc *wc,
 	srpt_close_ch(ch);
 }
 
-static void srpt_process_wait_list(struct srpt_rdma_ch *ch);
-
 /**
  * srpt_task_attr() - LIO task attribute of an SRP task attribute
  * @attr: TASK ATTRIBUTE field of SRP_CMD
@@ -3690,8 +3792,8 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 	int ret;
 
 	if (recv_ioctx->byte_len < sizeof(*tsk)) {
-		pr_warn("%s: SRP_TSK_MGMT of %u bytes dropped\n",
-			ch->sess_name, recv_ioctx->byte_len);
+		pr_warn_ratelimited("%s: SRP_TSK_MGMT of %u bytes dropped\n",
+				    ch->sess_name, recv_ioctx->byte_len);
 		srpt_put_send_ioctx(send_ioctx);
 		srpt_recycle_recv(ch, recv_ioctx, true);
 		return;
@@ -3770,7 +3872,8 @@ static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
  *
  * IUs wait when they arrive before the channel is live, or when no send
  * context was free. They are processed in arrival order by one caller at a
- * time.
+ * time. A caller that finds the list busy asks the running one to look
+ * again, so that a send context freed meanwhile is not missed.
  */
 static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 {
@@ -3779,24 +3882,46 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 
 	spin_lock_irqsave(&ch->recv_lock, flags);
 	if (ch->processing_wait_list) {
+		ch->wait_list_kick = true;
 		spin_unlock_irqrestore(&ch->recv_lock, flags);
 		return;
 	}
 	ch->processing_wait_list = true;
-	while (ch->state == CH_LIVE &&
-	       (recv_ioctx = list_first_entry_or_null(&ch->cmd_wait_list,
-				struct srpt_recv_ioctx, wait_list))) {
-		list_del_init(&recv_ioctx->wait_list);
-		spin_unlock_irqrestore(&ch->recv_lock, flags);
-		if (!srpt_handle_new_iu(ch, recv_ioctx)) {
+	do {
+		ch->wait_list_kick = false;
+		while (ch->state == CH_LIVE &&
+		       (recv_ioctx = list_first_entry_or_null(&ch->cmd_wait_list,
+					struct srpt_recv_ioctx, wait_list))) {
+			list_del_init(&recv_ioctx->wait_list);
+			spin_unlock_irqrestore(&ch->recv_lock, flags);
+			if (!srpt_handle_new_iu(ch, recv_ioctx)) {
+				spin_lock_irqsave(&ch->recv_lock, flags);
+				list_add(&recv_ioctx->wait_list,
+					 &ch->cmd_wait_list);
+				break;
+			}
 			spin_lock_irqsave(&ch->recv_lock, flags);
-			list_add(&recv_ioctx->wait_list, &ch->cmd_wait_list);
-			break;
 		}
-		spin_lock_irqsave(&ch->recv_lock, flags);
-	}
+	} while (ch->wait_list_kick);
 	ch->processing_wait_list = false;
 	spin_unlock_irqrestore(&ch->recv_lock, flags);
+}
+
+/**
+ * srpt_credit_violation() - close a channel whose initiator ignores credits
+ * @ch: RDMA channel
+ * @recv_ioctx: the IU it had no credit for
+ *
+ * Such IUs would pile up on the wait list and, with an SRQ, take receive
+ * buffers from every other channel of the device.
+ */
+static void srpt_credit_violation(struct srpt_rdma_ch *ch,
+				  struct srpt_recv_ioctx *recv_ioctx)
+{
+	pr_warn_ratelimited("%s: the initiator sent more IUs than its %d credits; closing the channel\n",
+			    ch->sess_name, ch->rq_size);
+	srpt_close_ch(ch);
+	srpt_recycle_recv(ch, recv_ioctx, false);
 }
 
 /**
@@ -3824,6 +3949,13 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   recv_ioctx->ioctx.dma +
 				   recv_ioctx->ioctx.offset,
 				   wc->byte_len, DMA_FROM_DEVICE);
+	if (READ_ONCE(ch->state) <= CH_LIVE &&
+	    srpt_iu_uses_credit(recv_ioctx->ioctx.buf +
+				recv_ioctx->ioctx.offset, wc->byte_len) &&
+	    !srpt_credit_use(ch)) {
+		srpt_credit_violation(ch, recv_ioctx);
+		return;
+	}
 
 	spin_lock_irqsave(&ch->recv_lock, flags);
 	if (ch->state > CH_LIVE) {
@@ -3843,6 +3975,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		spin_lock_irqsave(&ch->recv_lock, flags);
 		list_add_tail(&recv_ioctx->wait_list, &ch->cmd_wait_list);
 		spin_unlock_irqrestore(&ch->recv_lock, flags);
+		srpt_process_wait_list(ch);
 	}
 }
 
@@ -4025,12 +4158,37 @@ static void srpt_send_finished(struct srpt_send_ioctx *ioctx)
 }
 
 /**
+ * srpt_post_live() - post send work requests unless the channel is closing
+ * @ch: RDMA channel
+ * @first: the work requests
+ *
+ * The state check and the post are atomic with respect to srpt_close_ch():
+ * once it has moved the channel on (and then posted the zero-length write
+ * whose completion frees the channel), nothing is posted any more.
+ *
+ * Return: 0, -ENOTCONN or the error of ib_post_send().
+ */
+static int srpt_post_live(struct srpt_rdma_ch *ch,
+			  const struct ib_send_wr *first)
+{
+	unsigned long flags;
+	int ret = -ENOTCONN;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	if (ch->state == CH_LIVE)
+		ret = ib_post_send(ch->qp, first, NULL);
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	return ret;
+}
+
+/**
  * srpt_post_response() - post a response, behind the data-in transfer
  * @ioctx: send context whose send-queue slots are reserved
  *
  * The RDMA WRITEs of the data-in buffer (when sq_wr_held > 1) are chained
  * in front of the SEND of the response, so one post carries them all and
- * one completion retires them.
+ * one completion retires them. A response that cannot be posted gives its
+ * slots back and finishes the command.
  */
 static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 {
@@ -4058,10 +4216,11 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 		for (i = ioctx->n_rw_ctx - 1; i >= 0; i--)
 			first = rdma_rw_ctx_wrs(&ioctx->rw_ctxs[i].rw, ch->qp,
 						ch->sport->port, NULL, first);
-	ret = ib_post_send(ch->qp, first, NULL);
+	ret = srpt_post_live(ch, first);
 	if (ret) {
-		pr_err("%s: posting the response failed (%d)\n",
-		       ch->sess_name, ret);
+		if (ret != -ENOTCONN)
+			pr_err_ratelimited("%s: posting the response failed (%d)\n",
+					   ch->sess_name, ret);
 		srpt_sq_release(ch, ioctx->sq_wr_held);
 		srpt_abort_cmd(ioctx);
 	}
@@ -4070,6 +4229,9 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 /**
  * srpt_send_cred_req() - return owed credits with an SRP_CRED_REQ
  * @ch: RDMA channel
+ *
+ * Does nothing when no send context is free: the command that holds it
+ * carries the credits, or frees the context and calls this again.
  */
 static void srpt_send_cred_req(struct srpt_rdma_ch *ch)
 {

@@ -368,19 +368,27 @@ struct srpt_nexus;
  * @max_it_iu_len: largest IU the initiator sends (negotiated)
  * @max_rsp_size: size of the response buffers
  * @req_lim_delta: credits to return with the next response
+ * @cred_sent: credits returned since the login (REQUEST LIMIT DELTA of
+ *	every SRP_RSP and SRP_CRED_REQ), counted before the IU is posted
+ * @req_ius: IUs received that use a credit of the initiator
  * @imm_data_offset: offset of immediate data in SRP_CMD, 0 when off
  * @use_srq: receives come from the device SRQ
  * @recv_lock: protects @cmd_wait_list and the state checks of the
  *	receive path
- * @lock: protects @free_list, @n_free, @sq_wr_avail and @rw_wait_list
+ * @lock: protects @free_list, @n_free, @sq_wr_avail, @rw_wait_list and
+ *	@sq_releasing
  * @free_list: unused send contexts
  * @n_free: number of entries in @free_list
  * @rw_wait_list: commands waiting for send-queue slots
+ * @sq_releasing: srpt_sq_release() is posting waiting commands; nested
+ *	calls only give back their slots
  * @cmd_wait_list: IUs received before the channel went live
  * @ioctx_ring: send contexts
  * @ioctx_recv_ring: receive contexts (without SRQ)
  * @state: see enum srpt_ch_state
  * @processing_wait_list: true while @cmd_wait_list is being processed
+ * @wait_list_kick: set when @cmd_wait_list should be looked at again
+ *	because a send context was freed while it was being processed
  * @rsp_buf_cache: slab of response buffers
  * @req_buf_cache: slab of receive buffers
  * @list: entry in the nexus channel list
@@ -408,6 +416,8 @@ struct srpt_rdma_ch {
 	u32 max_it_iu_len;
 	u32 max_rsp_size;
 	atomic_t req_lim_delta;
+	atomic_t cred_sent;
+	atomic_t req_ius;
 	u16 imm_data_offset;
 	bool use_srq;
 	spinlock_t recv_lock;	/* see above */
@@ -415,11 +425,13 @@ struct srpt_rdma_ch {
 	struct list_head free_list;
 	int n_free;
 	struct list_head rw_wait_list;
+	bool sq_releasing;
 	struct list_head cmd_wait_list;
 	struct srpt_send_ioctx **ioctx_ring;
 	struct srpt_recv_ioctx **ioctx_recv_ring;
 	enum srpt_ch_state state;
 	bool processing_wait_list;
+	bool wait_list_kick;
 	struct kmem_cache *rsp_buf_cache;
 	struct kmem_cache *req_buf_cache;
 	struct list_head list;

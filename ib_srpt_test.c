@@ -2800,3 +2800,374 @@ static struct kunit_suite srpt_test_suite = {
 };
 
 kunit_test_suite(srpt_test_suite);
+
+/*
+ * Credits, send-queue accounting and receive dispatch. A fake HCA whose
+ * post_send and post_srq_recv record what they are given stands in for the
+ * adapter.
+ */
+
+/**
+ * struct srpt_fake_posts - what the fake adapter saw
+ * @fail: make post_send fail with -EIO
+ * @n_send: post_send calls
+ * @n_recv: post_srq_recv calls
+ * @sp_min: lowest stack address post_send was called at
+ * @sp_max: highest stack address post_send was called at
+ * @sent: send contexts of the SENDs posted (in order)
+ */
+struct srpt_fake_posts {
+	bool fail;
+	int n_send;
+	int n_recv;
+	unsigned long sp_min;
+	unsigned long sp_max;
+	struct srpt_send_ioctx *sent[32];
+};
+
+static struct srpt_fake_posts srpt_fake;
+
+static int srpt_fake_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
+			       const struct ib_send_wr **bad)
+{
+	unsigned long sp = (unsigned long)__builtin_frame_address(0);
+
+	if (!srpt_fake.n_send || sp < srpt_fake.sp_min)
+		srpt_fake.sp_min = sp;
+	if (!srpt_fake.n_send || sp > srpt_fake.sp_max)
+		srpt_fake.sp_max = sp;
+	if (srpt_fake.n_send < ARRAY_SIZE(srpt_fake.sent))
+		srpt_fake.sent[srpt_fake.n_send] =
+			container_of(wr->wr_cqe, struct srpt_send_ioctx,
+				     ioctx.cqe);
+	srpt_fake.n_send++;
+	return srpt_fake.fail ? -EIO : 0;
+}
+
+static int srpt_fake_post_srq_recv(struct ib_srq *srq,
+				   const struct ib_recv_wr *wr,
+				   const struct ib_recv_wr **bad)
+{
+	srpt_fake.n_recv++;
+	return 0;
+}
+
+/* A live SRQ channel with @n free send contexts on the fake adapter. */
+static struct srpt_rdma_ch *fake_ch(struct kunit *test, int n)
+{
+	struct srpt_test_ctx *ctx = test->priv;
+	struct srpt_rdma_ch *ch = test_ch(test);
+	int i;
+
+	memset(&srpt_fake, 0, sizeof(srpt_fake));
+	ctx->ibdev->ops.post_send = srpt_fake_post_send;
+	ctx->ibdev->ops.post_srq_recv = srpt_fake_post_srq_recv;
+	ch->qp = kunit_kzalloc(test, sizeof(*ch->qp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ch->qp);
+	ch->qp->device = ctx->ibdev;
+	ctx->sdev->srq = kunit_kzalloc(test, sizeof(*ctx->sdev->srq),
+				       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->sdev->srq);
+	ctx->sdev->srq->device = ctx->ibdev;
+	ch->use_srq = true;
+	ch->state = CH_LIVE;
+	ch->rq_size = n;
+	ch->sq_wr_avail = 64;
+	strscpy(ch->sess_name, "kunit", sizeof(ch->sess_name));
+	INIT_LIST_HEAD(&ch->free_list);
+	INIT_LIST_HEAD(&ch->rw_wait_list);
+	INIT_LIST_HEAD(&ch->cmd_wait_list);
+	for (i = 0; i < n; i++) {
+		struct srpt_send_ioctx *io = kunit_kzalloc(test, sizeof(*io),
+							   GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, io);
+		io->ioctx.buf = kunit_kzalloc(test, SRPT_DEF_RSP_SIZE,
+					      GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, io->ioctx.buf);
+		io->ioctx.index = i;
+		io->ch = ch;
+		INIT_LIST_HEAD(&io->wait_list);
+		list_add_tail(&io->free_list, &ch->free_list);
+	}
+	ch->n_free = n;
+	return ch;
+}
+
+/* An IU of @len bytes starting with @opcode, as received on @ch. */
+static struct srpt_recv_ioctx *fake_iu(struct kunit *test,
+				       struct srpt_rdma_ch *ch, u8 opcode,
+				       u32 len)
+{
+	struct srpt_recv_ioctx *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->ioctx.buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r->ioctx.buf);
+	((u8 *)r->ioctx.buf)[0] = opcode;
+	r->byte_len = len;
+	r->ch = ch;
+	INIT_LIST_HEAD(&r->wait_list);
+	return r;
+}
+
+/*
+ * Completes every SEND the fake adapter accepted, including those posted
+ * while doing so, and returns the sum of the REQUEST LIMIT DELTA fields of
+ * the SRP_CRED_REQs among them.
+ */
+static int complete_cred_reqs(struct kunit *test)
+{
+	int i, sum = 0;
+
+	for (i = 0; i < srpt_fake.n_send; i++) {
+		struct srpt_send_ioctx *io = srpt_fake.sent[i];
+		struct srp_cred_req *req = io->ioctx.buf;
+
+		KUNIT_ASSERT_LT(test, i, (int)ARRAY_SIZE(srpt_fake.sent));
+		KUNIT_EXPECT_EQ(test, req->opcode, SRP_CRED_REQ);
+		sum += be32_to_cpu(req->req_lim_delta);
+		srpt_sq_release(io->ch, io->sq_wr_held);
+		srpt_send_finished(io);
+	}
+	return sum;
+}
+
+static void srpt_test_iu_uses_credit(struct kunit *test)
+{
+	static const u8 uses[] = { SRP_CMD, SRP_TSK_MGMT, SRP_LOGIN_REQ,
+				   0x04, 0x7f, SRP_RSP, SRP_CRED_REQ, 0xff };
+	static const u8 free_ops[] = { SRP_I_LOGOUT, SRP_CRED_RSP,
+				       SRP_AER_RSP };
+	u8 iu[1];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(uses); i++) {
+		iu[0] = uses[i];
+		KUNIT_EXPECT_TRUE_MSG(test, srpt_iu_uses_credit(iu, 1),
+				      "opcode %#x", uses[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(free_ops); i++) {
+		iu[0] = free_ops[i];
+		KUNIT_EXPECT_FALSE_MSG(test, srpt_iu_uses_credit(iu, 1),
+				       "opcode %#x", free_ops[i]);
+	}
+	KUNIT_EXPECT_TRUE(test, srpt_iu_uses_credit(iu, 0));
+}
+
+static void srpt_test_credit_use_login_grant(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = test_ch(test);
+	int i;
+
+	ch->rq_size = 4;
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_TRUE(test, srpt_credit_use(ch));
+	KUNIT_EXPECT_FALSE(test, srpt_credit_use(ch));
+}
+
+static void srpt_test_credit_use_after_delta(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = test_ch(test);
+	int i;
+
+	ch->rq_size = 4;
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_TRUE(test, srpt_credit_use(ch));
+	srpt_credit_return(ch);
+	srpt_credit_return(ch);
+	/* Returned but not yet sent: the initiator does not have them. */
+	KUNIT_EXPECT_FALSE(test, srpt_credit_use(ch));
+
+	ch = test_ch(test);
+	ch->rq_size = 4;
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_TRUE(test, srpt_credit_use(ch));
+	srpt_credit_return(ch);
+	srpt_credit_return(ch);
+	KUNIT_EXPECT_EQ(test, srpt_credit_take(ch), 2);
+	KUNIT_EXPECT_TRUE(test, srpt_credit_use(ch));
+	KUNIT_EXPECT_TRUE(test, srpt_credit_use(ch));
+	KUNIT_EXPECT_FALSE(test, srpt_credit_use(ch));
+}
+
+static void srpt_test_credit_use_long_run(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = test_ch(test);
+	int i;
+
+	/* Counters near the wrap: a compliant initiator stays accepted. */
+	ch->rq_size = 128;
+	atomic_set(&ch->req_ius, INT_MAX - 1000);
+	atomic_set(&ch->cred_sent, INT_MAX - 1000);
+	for (i = 0; i < 5000; i++) {
+		KUNIT_ASSERT_TRUE(test, srpt_credit_use(ch));
+		srpt_credit_return(ch);
+		if (i % 7 == 0)
+			srpt_credit_take(ch);
+	}
+	srpt_credit_take(ch);
+	for (i = 0; i < 128; i++)
+		KUNIT_EXPECT_TRUE(test, srpt_credit_use(ch));
+	KUNIT_EXPECT_FALSE(test, srpt_credit_use(ch));
+}
+
+static void srpt_test_sq_release_iterative(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 8);
+	struct srpt_send_ioctx *io;
+	int i;
+
+	/* 8 credit requests wait for the send queue; every post fails. */
+	for (i = 0; i < 8; i++) {
+		io = srpt_get_send_ioctx(ch);
+		KUNIT_ASSERT_NOT_NULL(test, io);
+		io->cred_req = true;
+		io->rsp_len = sizeof(struct srp_cred_req);
+		io->sq_wr_held = 1;
+		io->sq_wr_needed = 1;
+		io->waiting_rsp = true;
+		list_add_tail(&io->wait_list, &ch->rw_wait_list);
+	}
+	ch->rq_size = 9;	/* never idle: no new credit request */
+	ch->sq_wr_avail = 0;
+	srpt_fake.fail = true;
+	srpt_sq_release(ch, 1);
+
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 8);
+	/* Every post came from the same stack depth: no recursion. */
+	KUNIT_EXPECT_EQ(test, srpt_fake.sp_max - srpt_fake.sp_min, 0UL);
+	KUNIT_EXPECT_EQ(test, ch->sq_wr_avail, 1);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ch->rw_wait_list));
+	KUNIT_EXPECT_EQ(test, ch->n_free, 8);
+	KUNIT_EXPECT_FALSE(test, ch->sq_releasing);
+}
+
+static void srpt_test_cred_req_when_idle(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 4);
+	struct srp_cred_req *req;
+
+	atomic_set(&ch->req_lim_delta, 10);
+	srpt_credit_flush(ch);
+	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 1);
+	req = srpt_fake.sent[0]->ioctx.buf;
+	KUNIT_EXPECT_EQ(test, req->opcode, SRP_CRED_REQ);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(req->req_lim_delta), 10);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->cred_sent), 10);
+	KUNIT_EXPECT_EQ(test, ch->n_free, 3);
+
+	/* Not idle (the request is in flight): the next credits wait... */
+	srpt_credit_return(ch);
+	srpt_credit_flush(ch);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 1);
+	/* ...until its completion frees the context. */
+	srpt_sq_release(ch, 1);
+	srpt_send_finished(srpt_fake.sent[0]);
+	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 2);
+	req = srpt_fake.sent[1]->ioctx.buf;
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(req->req_lim_delta), 1);
+}
+
+static void srpt_test_cred_req_not_after_close(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 4);
+	struct srpt_send_ioctx *io;
+
+	/* The close comes between the state check and the post. */
+	io = srpt_get_send_ioctx(ch);
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	io->cred_req = true;
+	io->rsp_len = sizeof(struct srp_cred_req);
+	io->sq_wr_held = 1;
+	KUNIT_ASSERT_TRUE(test, srpt_sq_reserve(ch, io, 1, true));
+	ch->state = CH_DRAINING;
+	srpt_post_response(io);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
+	KUNIT_EXPECT_EQ(test, ch->n_free, 4);
+	KUNIT_EXPECT_EQ(test, ch->sq_wr_avail, 64);
+}
+
+static void srpt_test_ignored_ius_credits_returned(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 4);
+	int i;
+
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_TRUE(test,
+				  srpt_handle_new_iu(ch, fake_iu(test, ch, 0x04,
+								 64)));
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_recv, 10);
+	KUNIT_EXPECT_EQ(test, complete_cred_reqs(test), 10);
+	KUNIT_EXPECT_EQ(test, ch->n_free, 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->req_lim_delta), 0);
+}
+
+static void srpt_test_short_tsk_mgmt_credits_returned(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 4);
+	int i;
+
+	for (i = 0; i < 6; i++)
+		KUNIT_EXPECT_TRUE(test,
+				  srpt_handle_new_iu(ch, fake_iu(test, ch,
+								 SRP_TSK_MGMT,
+								 16)));
+	KUNIT_EXPECT_EQ(test, complete_cred_reqs(test), 6);
+	KUNIT_EXPECT_EQ(test, ch->n_free, 4);
+}
+
+static void srpt_test_logout_credit_free(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 4);
+
+	KUNIT_EXPECT_TRUE(test,
+			  srpt_handle_new_iu(ch, fake_iu(test, ch,
+							 SRP_CRED_RSP, 16)));
+	KUNIT_EXPECT_TRUE(test,
+			  srpt_handle_new_iu(ch, fake_iu(test, ch,
+							 SRP_AER_RSP, 16)));
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_recv, 2);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->req_lim_delta), 0);
+}
+
+static void srpt_test_wait_list_restarted_by_put(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	struct srpt_send_ioctx *io = srpt_get_send_ioctx(ch);
+	struct srpt_recv_ioctx *r = fake_iu(test, ch, 0x04, 64);
+
+	/* An IU waits (here: behind the list) while the context is busy. */
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	list_add_tail(&r->wait_list, &ch->cmd_wait_list);
+	/* LIO frees the context (srpt_release_cmd()). */
+	srpt_put_send_ioctx(io);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ch->cmd_wait_list));
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_recv, 1);
+	KUNIT_EXPECT_EQ(test, complete_cred_reqs(test), 1);
+}
+
+static struct kunit_case srpt_credit_test_cases[] = {
+	KUNIT_CASE(srpt_test_iu_uses_credit),
+	KUNIT_CASE(srpt_test_credit_use_login_grant),
+	KUNIT_CASE(srpt_test_credit_use_after_delta),
+	KUNIT_CASE(srpt_test_credit_use_long_run),
+	KUNIT_CASE(srpt_test_sq_release_iterative),
+	KUNIT_CASE(srpt_test_cred_req_when_idle),
+	KUNIT_CASE(srpt_test_cred_req_not_after_close),
+	KUNIT_CASE(srpt_test_ignored_ius_credits_returned),
+	KUNIT_CASE(srpt_test_short_tsk_mgmt_credits_returned),
+	KUNIT_CASE(srpt_test_logout_credit_free),
+	KUNIT_CASE(srpt_test_wait_list_restarted_by_put),
+	{}
+};
+
+static struct kunit_suite srpt_credit_test_suite = {
+	.name = "ib_srpt_credit",
+	.init = srpt_test_init,
+	.exit = srpt_test_exit,
+	.test_cases = srpt_credit_test_cases,
+};
+
+kunit_test_suite(srpt_credit_test_suite);

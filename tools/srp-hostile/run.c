@@ -695,7 +695,7 @@ static int step_send(struct rt *r, char **tok, int n)
 	struct conn *c;
 	const char *kind = n > 0 ? tok[0] : "";
 	uint64_t count = 1, tag = 0, tmo = g_cfg.tmo, seed = r->seed, v;
-	int len, i, track, mayfail, have_tag, nocredit;
+	int len, i, track, credit, mayfail, have_tag, nocredit;
 	char err[512];
 
 	kv_init(&k, tok + 1, n - 1);
@@ -718,6 +718,8 @@ static int step_send(struct rt *r, char **tok, int n)
 	track = !strcmp(kind, "cmd") || !strcmp(kind, "tsk");
 	if (kv_has(&k, "notrack"))
 		track = 0;
+	/* credit: this IU uses one of our credits although it is no cmd/tsk */
+	credit = kv_has(&k, "credit") || track;
 	for (i = 0; i < (int)count; i++) {
 		uint64_t t = have_tag ? tag + i : ++c->next_tag;
 		int ret;
@@ -746,7 +748,7 @@ static int step_send(struct rt *r, char **tok, int n)
 		c->last_tag = t;
 		if (track)
 			tag_add(c, t);
-		if (track)
+		if (credit)
 			c->req_lim--;
 		if (conn_send(c, buf, len, (int)tmo, err, sizeof(err))) {
 			if (mayfail) {
