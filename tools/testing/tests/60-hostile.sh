@@ -27,6 +27,7 @@
 #   SRPT_TEST_HOSTILE_FILE=NAME         another case table in tools/srp-hostile
 #   SRPT_TEST_HOSTILE_SRQ_CASES=glob,.. the cases of 61-hostile-srq (default:
 #                                       SRPT_TEST_HOSTILE_CASES, else all)
+#   SRPT_TEST_HOSTILE_STOCK_SRQ=1       run 61-hostile-srq with SRPT=stock too
 
 set -euo pipefail
 # shellcheck source=tools/testing/lib.sh
@@ -35,6 +36,11 @@ set -euo pipefail
 need_cmd gcc make
 MODE=${HOSTILE_MODE:-ring}
 [[ $MODE == ring || $MODE == srq ]] || die "HOSTILE_MODE must be ring or srq"
+# 6.12's ib_srpt calls srpt_cache_put(NULL) when it releases an SRQ
+# channel: a WARNING that fails the whole test (as in 31-dp-initiator-modes).
+if [[ $MODE == srq && $SRPT == stock && -z ${SRPT_TEST_HOSTILE_STOCK_SRQ:-} ]]; then
+	skip "stock ib_srpt WARNs in srpt_cache_put() releasing SRQ channels (SRPT_TEST_HOSTILE_STOCK_SRQ=1 runs it)"
+fi
 HOSTILE_DIR=$(cd "$(dirname "$0")/../../srp-hostile" && pwd)
 INIT_ID=0000000000000001000000000000abcd
 NOACL_IP=10.211.0.99
