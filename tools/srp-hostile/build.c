@@ -433,10 +433,12 @@ int build_cmd(struct conn *c, struct kvs *k, uint8_t *buf, int max, int *lenp,
 	if ((dir & 1) && c->dbuf && off + xlen <= c->dsz)
 		data_fill(c->dbuf + off, xlen, seed, lba);
 	if ((dir & 2) && c->dbuf) {
-		uint64_t ioff = off + ((dir & 1) ? xlen : 0);
+		uint64_t ioff = off + ((dir & 1) ? xlen : 0), ifill = 0;
 
+		/* ifill=BYTE: what the data-in buffer holds before the target writes */
+		NUM("ifill", ifill);
 		if (ioff + xlen <= c->dsz)
-			memset(c->dbuf + ioff, 0, xlen);
+			memset(c->dbuf + ioff, (int)ifill, xlen);
 	}
 
 	for (i = 0; i < 2; i++) {

@@ -32,6 +32,7 @@ struct cfg g_cfg;
 struct kase {
 	char name[96];
 	char stock[16];         /* "", "bad", "crash" */
+	char mode[8];           /* "": any receive mode, else ring or srq only */
 	int nline;
 	char *line[MAXLINES];
 	int lineno[MAXLINES];
@@ -134,6 +135,8 @@ static int load_cases(const char *path)
 			while ((tok = strtok_r(NULL, " \t", &save))) {
 				if (!strncmp(tok, "stock=", 6)) {
 					snprintf(k->stock, sizeof(k->stock), "%s", tok + 6);
+				} else if (!strcmp(tok, "mode=ring") || !strcmp(tok, "mode=srq")) {
+					snprintf(k->mode, sizeof(k->mode), "%s", tok + 5);
 				} else {
 					fprintf(stderr, "%s:%d: unknown case attribute '%s'\n", path, ln, tok);
 					return -1;
@@ -811,6 +814,89 @@ static int resid_code(const char *s, int *mask)
 	return 0;
 }
 
+/*
+ * tail=OFF:LEN:BYTE - the data-in buffer [OFF, OFF+LEN) was filled with BYTE
+ * (send ... ifill=BYTE); the part the target did not transfer (the last
+ * dires bytes) must still be BYTE or be zeros: no stale bytes.
+ */
+static int tail_clean(struct conn *c, const char *s, uint32_t dires, char *why, size_t wl)
+{
+	unsigned long off = 0, len = 0, fill = 0, i;
+
+	if (sscanf(s, "%lu:%lu:%li", &off, &len, (long *)&fill) != 3 || off + len > c->dsz ||
+	    dires > len) {
+		snprintf(why, wl, "bad tail= spec or residual %u", dires);
+		return 0;
+	}
+	for (i = off + len - dires; i < off + len; i++)
+		if (c->dbuf[i] != (uint8_t)fill && c->dbuf[i]) {
+			snprintf(why, wl, "byte %lu of the data-in buffer (after the %lu bytes transferred) is 0x%02x: stale data",
+				 i - off, len - dires, c->dbuf[i]);
+			return 0;
+		}
+	return 1;
+}
+
+static uint64_t mix64(uint64_t v)
+{
+	v ^= v >> 33;
+	v *= 0xff51afd7ed558ccdull;
+	v ^= v >> 33;
+	return v;
+}
+
+/*
+ * nodata=SEED:LBA:BLOCKS - no 8 bytes anywhere in the connection's data
+ * buffer equal 8 bytes of the pattern SEED:LBA (any 4-byte-aligned window,
+ * found at any byte offset): another initiator's data never arrives here.
+ */
+static int no_foreign_data(struct conn *c, const char *s, char *why, size_t wl)
+{
+	unsigned long sd = 0, lba = 0, blocks = 0, n, i, nset, h;
+	uint64_t *set, v;
+	uint8_t *pat;
+	int found = -1;
+
+	if (sscanf(s, "%lu:%lu:%lu", &sd, &lba, &blocks) != 3 || !blocks || blocks > 65536) {
+		snprintf(why, wl, "bad nodata= spec");
+		return 0;
+	}
+	n = blocks * 512;
+	for (nset = 1; nset < n / 2; nset <<= 1)
+		;
+	pat = malloc(n);
+	set = calloc(nset, sizeof(*set));
+	if (!pat || !set)
+		abort();
+	data_fill(pat, n, (uint32_t)sd, lba);
+	for (i = 0; i + 8 <= n; i += 4) {
+		memcpy(&v, pat + i, 8);
+		if (!v || v == (v & 0xff) * 0x0101010101010101ull)
+			continue;       /* a fill byte could match these */
+		for (h = mix64(v) & (nset - 1); set[h] && set[h] != v; h = (h + 1) & (nset - 1))
+			;
+		set[h] = v;
+	}
+	for (i = 0; i + 8 <= c->dsz && found < 0; i++) {
+		memcpy(&v, c->dbuf + i, 8);
+		if (!v)
+			continue;
+		for (h = mix64(v) & (nset - 1); set[h]; h = (h + 1) & (nset - 1))
+			if (set[h] == v) {
+				found = (int)i;
+				break;
+			}
+	}
+	free(pat);
+	free(set);
+	if (found >= 0) {
+		snprintf(why, wl, "the data buffer holds bytes of pattern %lu (LBA %lu) at offset %d: another initiator's data",
+			 sd, lba, found);
+		return 0;
+	}
+	return 1;
+}
+
 /* does event e satisfy rsp/tmr alternative a? sets *why on mismatch */
 static int rsp_match(struct rt *r, struct alt *a, const struct ev *e, uint64_t tag, char *why, size_t wl)
 {
@@ -883,6 +969,12 @@ static int rsp_match(struct rt *r, struct alt *a, const struct ev *e, uint64_t t
 		snprintf(why, wl, "unexpected sense data");
 		return 0;
 	}
+	if ((s = kv_get(&a->k, "tail")) && r->cur && r->cur->dbuf &&
+	    !tail_clean(r->cur, s, (p[18] & SRPW_RSP_DIUNDER) ? get_be32(p + 24) : 0, why, wl))
+		return 0;
+	if ((s = kv_get(&a->k, "nodata")) && r->cur && r->cur->dbuf &&
+	    !no_foreign_data(r->cur, s, why, wl))
+		return 0;
 	if ((s = kv_get(&a->k, "data")) && r->cur && r->cur->dbuf) {
 		/* data=OFF:LEN:SEED:LBA - compare the data buffer with the pattern */
 		uint64_t off = 0, dl = 0, sd = 0, lba = 0;
@@ -1494,6 +1586,8 @@ static void usage(void)
 "  -o FILE     append PASS/FAIL/SKIP lines per case to FILE\n"
 "  -S          stock mode: skip cases marked stock=crash, report stock=bad failures as KNOWN\n"
 "  -F          with -S, run stock=crash cases too\n"
+"  -M MODE     the target's receive mode, ring (default) or srq: cases marked\n"
+"              mode= for the other mode are left out\n"
 "  -H          no health check after each case\n"
 "  -k          keep going when the target stays unhealthy\n"
 "  -l          list the cases and exit\n"
@@ -1528,7 +1622,8 @@ int main(int argc, char **argv)
 	g_cfg.none_ms = 400;
 	g_cfg.health = 1;
 	g_cfg.max_req = 0;
-	while ((opt = getopt(argc, argv, "d:p:s:g:i:m:t:n:o:SFHklv")) != -1) {
+	snprintf(g_cfg.mode, sizeof(g_cfg.mode), "ring");
+	while ((opt = getopt(argc, argv, "d:p:s:g:i:m:t:n:o:M:SFHklv")) != -1) {
 		switch (opt) {
 		case 'd': snprintf(g_cfg.dst, sizeof(g_cfg.dst), "%s", optarg); break;
 		case 'p': g_cfg.port = atoi(optarg); break;
@@ -1547,6 +1642,7 @@ int main(int argc, char **argv)
 			break;
 		case 'S': g_cfg.stock = 1; break;
 		case 'F': g_cfg.force = 1; break;
+		case 'M': snprintf(g_cfg.mode, sizeof(g_cfg.mode), "%s", optarg); break;
 		case 'H': g_cfg.health = 0; break;
 		case 'k': g_cfg.keep_going = 1; break;
 		case 'l': list = 1; break;
@@ -1554,13 +1650,14 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (optind >= argc)
+	if (optind >= argc || (strcmp(g_cfg.mode, "ring") && strcmp(g_cfg.mode, "srq")))
 		usage();
 	if (load_cases(argv[optind]))
 		return 2;
 	if (list) {
 		for (i = 0; i < ncases; i++)
-			printf("%s%s%s\n", cases[i].name, cases[i].stock[0] ? " stock=" : "", cases[i].stock);
+			printf("%s%s%s%s%s\n", cases[i].name, cases[i].stock[0] ? " stock=" : "",
+			       cases[i].stock, cases[i].mode[0] ? " mode=" : "", cases[i].mode);
 		printf("%d cases\n", ncases);
 		return 0;
 	}
@@ -1585,9 +1682,9 @@ int main(int argc, char **argv)
 	if (cm_init())
 		return 2;
 	kmsg_open();
-	printf("srp-hostile: target %s:%d guid 0x%016llx srp_max_req_size %u, %d cases%s\n",
-	       g_cfg.dst, g_cfg.port, (unsigned long long)g_cfg.guid, g_cfg.max_req, ncases,
-	       g_cfg.stock ? " (stock mode)" : "");
+	printf("srp-hostile: target %s:%d guid 0x%016llx srp_max_req_size %u, %s mode, %d cases%s\n",
+	       g_cfg.dst, g_cfg.port, (unsigned long long)g_cfg.guid, g_cfg.max_req, g_cfg.mode,
+	       ncases, g_cfg.stock ? " (stock mode)" : "");
 	fflush(stdout);
 
 	if (g_cfg.health) {
@@ -1607,6 +1704,10 @@ int main(int argc, char **argv)
 
 		if (!selected(k, argc - optind - 1, argv + optind + 1))
 			continue;
+		if (k->mode[0] && strcmp(k->mode, g_cfg.mode)) {
+			vlog("%s: only for mode=%s", k->name, k->mode);
+			continue;
+		}
 		known_bad = g_cfg.stock && !strcmp(k->stock, "bad");
 		if (unhealthy >= 2 && !g_cfg.keep_going) {
 			report("FAIL", k->name, "not run: the target stayed unhealthy", 0);

@@ -31,6 +31,7 @@ struct cfg {
 	int health;
 	int keep_going;
 	int force;
+	char mode[8];           /* receive mode of the target: ring or srq */
 };
 
 extern struct cfg g_cfg;

@@ -34,12 +34,15 @@
 #   TEST_OUT          directory for extra artifacts of this test (created
 #                     on demand by test_out_dir)
 #   SOFT_RDMA_TYPE    soft RDMA driver for soft_rdma_setup (default rxe)
+#   CI                "true": a missing tool or kernel feature fails the test
+#                     instead of skipping it (see missing_feature)
+#   LIB_STATE         state directory (default /run/ib_srpt-lib)
 
 # shellcheck disable=SC2034 # globals for the tests that source this file
 SRPT=${SRPT:-ours}
 CFS=/sys/kernel/config/target
 SRPT_CFS=$CFS/srpt
-LIB_STATE=/run/ib_srpt-lib
+LIB_STATE=${LIB_STATE:-/run/ib_srpt-lib}
 SOFT_RDMA_TYPE=${SOFT_RDMA_TYPE:-rxe}
 SRP_LOGIN_PORT=${SRP_LOGIN_PORT:-5555}
 # initiator_ext of srp_login's logins (16 hex digits)
@@ -90,20 +93,53 @@ sub_result() {
 	echo "$verdict $name" >>"${SUBRESULTS:-/dev/null}"
 }
 
-# sub_case NAME CMD [ARG...]: run CMD in a subshell with "set -e" and record
-# PASS (status 0), SKIP (status 77) or FAIL (anything else) for NAME.
-# Returns CMD's status, so "sub_case x cmd || true" continues after failure.
+# sub_case NAME CMD [ARG...]: run CMD with "set -e" in force (see
+# sub_case_run) and record PASS (status 0), SKIP (status 77) or FAIL
+# (anything else) for NAME. Every failing step of CMD fails the case, not
+# only the last one. Returns CMD's status, so "sub_case x cmd || true"
+# continues after failure.
 sub_case() {
 	local name=$1 rc=0
 	shift
 	log "--- $name"
-	(set -e; "$@") || rc=$?
+	sub_case_run "$@" || rc=$?
 	case $rc in
 	0) sub_result PASS "$name" ;;
 	"$EXIT_SKIP") sub_result SKIP "$name" ;;
 	*) sub_result FAIL "$name" "status $rc" ;;
 	esac
 	return "$rc"
+}
+
+# Variables of bash itself that a new shell must not be given.
+SUB_CASE_SKIP_VARS=" BASH BASHOPTS BASHPID BASH_ALIASES BASH_ARGC BASH_ARGV BASH_ARGV0
+ BASH_CMDS BASH_COMMAND BASH_EXECUTION_STRING BASH_LINENO BASH_LOADABLES_PATH
+ BASH_REMATCH BASH_SOURCE BASH_SUBSHELL BASH_VERSINFO BASH_VERSION COLUMNS
+ COMP_WORDBREAKS DIRSTACK EPOCHREALTIME EPOCHSECONDS EUID FUNCNAME GROUPS
+ HISTCMD LINENO LINES PIPESTATUS PPID RANDOM SHELLOPTS SHLVL SRANDOM UID _ "
+
+# sub_case_state: print bash code that recreates this shell's variables
+# (locals of the callers included), functions and shell options.
+sub_case_state() {
+	local v
+	for v in $(compgen -v); do
+		[[ $SUB_CASE_SKIP_VARS == *" $v "* ]] && continue
+		declare -p "$v" 2>/dev/null
+	done
+	declare -f
+	shopt -p
+	shopt -po
+}
+
+# sub_case_run CMD [ARG...]: run CMD in a new bash process that has this
+# shell's variables, functions and options, with errexit on. A subshell
+# would not do: bash ignores "set -e" in every command run on the left of
+# || or && or in an if condition, subshells and functions included, so only
+# the last step of a case would decide its verdict. The case's own
+# variable changes are lost, as they were in a subshell.
+sub_case_run() {
+	# shellcheck disable=SC2016 # expanded by the new shell
+	bash -c "$(sub_case_state)"$'\nset -e\n"$@"' "$0" "$@"
 }
 
 # sub_exit: exit the test: 1 if any sub_result/sub_case failed, else 0.
@@ -151,11 +187,38 @@ run_timeout() {
 	return 124
 }
 
-# need_cmd CMD...: skip the test unless every CMD is installed.
+# in_ci: true when running under CI (CI=true in the environment, as GitHub
+# Actions, GitLab CI and others set it; vm.sh passes it into the guest).
+in_ci() {
+	[[ ${CI:-} == true ]]
+}
+
+# missing_feature MSG...: for a test or sub-case that cannot run because a
+# tool or kernel feature is missing: log MSG and return 77 (skip), but under
+# CI return 1 (fail): a CI machine must have everything the tests need.
+# In a case function: "cond || { missing_feature why; return; }".
+missing_feature() {
+	if in_ci; then
+		log "FAIL (CI=true, a skip would hide this): $*"
+		return 1
+	fi
+	log "SKIP: $*"
+	return "$EXIT_SKIP"
+}
+
+# skip_missing MSG...: end the test with missing_feature's verdict.
+skip_missing() {
+	local rc=0
+	missing_feature "$@" || rc=$?
+	exit "$rc"
+}
+
+# need_cmd CMD...: skip the test (fail it under CI) unless every CMD is
+# installed.
 need_cmd() {
 	local c
 	for c in "$@"; do
-		command -v "$c" >/dev/null || skip "$c is not installed"
+		command -v "$c" >/dev/null || skip_missing "$c is not installed"
 	done
 }
 

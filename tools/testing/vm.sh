@@ -32,6 +32,8 @@
 #                     dmesg scan fails the test; "" switches them off)
 #   VERBOSE=1         show the whole guest console, not only progress lines
 #   VM_RUN_DIR=DIR    use DIR as the run directory (default: a new one)
+#   CI=true           passed into the guest: a test or sub-case that would skip
+#                     for a missing tool or kernel feature fails instead
 #
 # Exit status: 0 when every test passed or was skipped.
 
@@ -203,6 +205,8 @@ main() {
 			"$mode" "$SRPT" "${TESTS:-*}" "$TEST_TIMEOUT" "$script" "$REPO"
 		printf 'BOOT_TRACE=%q\n' "${BOOT_TRACE:-0}"
 		env | grep -E '^SRPT_TEST_[A-Z0-9_]*=' | sed 's/^/export /' || true
+		# CI=true: the tests fail instead of skipping for a missing tool
+		[[ -z ${CI:-} ]] || printf 'export CI=%q\n' "$CI"
 	} >"$RUN_DIR/env"
 
 	append="console=ttyS0,115200 panic=-1 log_buf_len=16M loglevel=4 mitigations=off"

@@ -54,7 +54,7 @@ DM=srpt_dp_delay
 DELAY_MS=8000
 SCSI_TMO=2
 
-modprobe dm_delay || skip "dm-delay is not available"
+modprobe dm_delay || skip_missing "dm-delay is not available"
 brd_setup 64
 SECTORS=$(blockdev --getsz /dev/ram0)
 dmsetup create --noudevsync "$DM" --table "0 $SECTORS delay /dev/ram0 0 0"

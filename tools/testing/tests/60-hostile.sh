@@ -9,6 +9,12 @@
 # WRITE(10)/READ(10) and data compare still works and that the kernel log
 # shows no splat.
 #
+# 61-hostile-srq runs this script again with HOSTILE_MODE=srq: the TPG's
+# attrib/use_srq is 1, so every channel receives from the device's shared
+# receive queue; cases marked mode=ring are left out, mode=srq ones run
+# (srp-hostile -M). With our module the test checks that every login of the
+# run reported the intended receive mode.
+#
 # SRPT=stock: cases marked stock=crash are skipped, and cases marked
 # stock=bad that fail are reported as SKIP "stock-known-bad" - the list of
 # the stock module's failures is printed at the end of the log.
@@ -19,15 +25,26 @@
 #                                       separated (-v verbose, -vv also kernel
 #                                       log lines, -F run the stock crashers)
 #   SRPT_TEST_HOSTILE_FILE=NAME         another case table in tools/srp-hostile
+#   SRPT_TEST_HOSTILE_SRQ_CASES=glob,.. the cases of 61-hostile-srq (default:
+#                                       SRPT_TEST_HOSTILE_CASES, else all)
+#   SRPT_TEST_HOSTILE_STOCK_SRQ=1       run 61-hostile-srq with SRPT=stock too
 
 set -euo pipefail
 # shellcheck source=tools/testing/lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 need_cmd gcc make
+MODE=${HOSTILE_MODE:-ring}
+[[ $MODE == ring || $MODE == srq ]] || die "HOSTILE_MODE must be ring or srq"
+# 6.12's ib_srpt calls srpt_cache_put(NULL) when it releases an SRQ
+# channel: a WARNING that fails the whole test (as in 31-dp-initiator-modes).
+if [[ $MODE == srq && $SRPT == stock && -z ${SRPT_TEST_HOSTILE_STOCK_SRQ:-} ]]; then
+	skip "stock ib_srpt WARNs in srpt_cache_put() releasing SRQ channels (SRPT_TEST_HOSTILE_STOCK_SRQ=1 runs it)"
+fi
 HOSTILE_DIR=$(cd "$(dirname "$0")/../../srp-hostile" && pwd)
 INIT_ID=0000000000000001000000000000abcd
 NOACL_IP=10.211.0.99
+SECOND_IP=10.211.0.98
 
 # Use the binary built on the host ("make -C tools/srp-hostile") when it was
 # built from these sources; else build it here (slow under emulation) in a
@@ -44,7 +61,14 @@ else
 fi
 
 soft_rdma_setup
-srpt_load srp_max_req_size=8260
+if [[ $MODE == srq ]]; then
+	# 256 shared receives for channels that are granted 128 credits each:
+	# every receive buffer serves many channels in turn, and three busy
+	# channels overcommit the queue.
+	srpt_load srp_max_req_size=8260 srpt_srq_size=256
+else
+	srpt_load srp_max_req_size=8260
+fi
 # LUN 0: 64 MiB brd. ACLs: our IPv4 address and our initiator port ID.
 srpt_setup -b brd -s 64 -a "$IPV4" -a "0x$INIT_ID"
 # LUN 1: an 8 GiB null_blk without memory behind it, big enough for a
@@ -59,20 +83,44 @@ if nullblk_setup 8; then
 	done
 	export HAVE_LUN1=1
 fi
+if [[ $MODE == srq ]]; then
+	srpt_attrib "$SRPT_TPG" use_srq 1 || die "cannot set use_srq"
+	[[ $(srpt_attrib "$SRPT_TPG" use_srq) == 1 ]] || die "use_srq does not read back 1"
+fi
 # A second address on the RDMA netdev with no ACL (unknown-initiator case).
 ip addr add "$NOACL_IP/24" dev "$NETDEV" && export NOACL_SRC=$NOACL_IP
+# A third one with an ACL of its own: a second initiator (xch-* cases).
+if ip addr add "$SECOND_IP/24" dev "$NETDEV" &&
+   srpt_add_acl "$SRPT_TPG" "$SECOND_IP" >/dev/null; then
+	export SECOND_SRC=$SECOND_IP
+fi
 export TPG=$SRPT_TPG
 guid=$(srpt_guid)
-log "target port $SRPT_WWN, service GUID $guid"
+log "target port $SRPT_WWN, service GUID $guid, receive mode $MODE"
+dmesg_start=$(dmesg | wc -l)
 
 args=(-d "$IPV4" -s "$IPV4" -p "$SRP_LOGIN_PORT" -g "$guid" -i "0x$INIT_ID"
-	-m "$(cat /sys/module/ib_srpt/parameters/srp_max_req_size)" -o "${SUBRESULTS:-/dev/null}")
+	-m "$(cat /sys/module/ib_srpt/parameters/srp_max_req_size)" -o "${SUBRESULTS:-/dev/null}"
+	-M "$MODE")
 [[ $SRPT == stock ]] && args+=(-S)
 # Options and case patterns are comma-separated (vm.sh splits on spaces).
 IFS=, read -r -a extra <<<"${SRPT_TEST_HOSTILE_ARGS:-}"
 args+=("${extra[@]}")
-IFS=, read -r -a cases <<<"${SRPT_TEST_HOSTILE_CASES:-}"
+sel=${SRPT_TEST_HOSTILE_CASES:-}
+[[ $MODE == srq ]] && sel=${SRPT_TEST_HOSTILE_SRQ_CASES:-$sel}
+IFS=, read -r -a cases <<<"$sel"
 rc=0
 "$build/srp-hostile" "${args[@]}" "$HOSTILE_DIR/${SRPT_TEST_HOSTILE_FILE:-cases.txt}" "${cases[@]}" || rc=$?
 rm -rf "$build"
+# Every channel of the run used the intended receive queue (our module
+# names it in its "login accepted" line).
+if [[ $SRPT == ours ]]; then
+	want=ring other=SRQ
+	[[ $MODE == srq ]] && want=SRQ other=ring
+	logins=$(dmesg | tail -n +$((dmesg_start + 1)) | grep 'login accepted' || true)
+	n_want=$(grep -c ", $want, " <<<"$logins" || true)
+	n_other=$(grep -c ", $other, " <<<"$logins" || true)
+	log "logins: $n_want with $want, $n_other with $other"
+	((n_want > 0 && n_other == 0)) || die "logins in the wrong receive mode"
+fi
 ((rc == 0)) || die "srp-hostile: some cases failed"

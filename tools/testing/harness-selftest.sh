@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# harness-selftest.sh - check the guest-test harness (lib.sh) on the host,
+# without a guest: sub_case verdicts (a failing middle step, a failing last
+# step, a failure inside a nested function, a passing case, skips, die) and
+# the CI rule (CI=true turns a skip for a missing tool into a failure).
+# check.sh runs it as the "harness" stage.
+#
+# Usage: tools/testing/harness-selftest.sh [LIB]
+#   LIB: the lib.sh to check (default: the one next to this script)
+# Exit status 0 when every check passed.
+
+set -uo pipefail
+
+LIB=$(realpath "${1:-$(dirname "$0")/lib.sh}")
+TMP=$(mktemp -d /tmp/harness-selftest.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+FAILED=0
+
+# A guest test as tests/*.sh write them: set -euo pipefail, lib.sh, cases.
+cat >"$TMP/cases.sh" <<'EOF'
+#!/bin/bash
+set -euo pipefail
+. "$SELFTEST_LIB"
+GLOBAL_ARR=(a "b c")
+declare -A GLOBAL_MAP=([k]=v)
+mid_fail() { true; false; echo "REACHED: step after a failing step" >&2; true; }
+last_fail() { true; false; }
+inner() { false; echo "REACHED: inner step after a failing step" >&2; }
+nested_fail() { inner; true; }
+cmd_subst_fail() { local x; x=$(false); echo "REACHED: after a failing \$(...)" >&2; }
+pipe_fail() { false | true; echo "REACHED: after a failing pipeline" >&2; }
+pass_case() { true; [[ ${GLOBAL_ARR[1]} == "b c" && ${GLOBAL_MAP[k]} == v ]]; }
+conditions_ok() { if false; then :; fi; false || true; ! false; false && true; true; }
+skip_case() { true; return 77; }
+skip_fn() { skip "not here"; }
+die_fn() { die "boom"; }
+args_case() { [[ $# == 2 && $1 == "a b" && $2 == c ]]; }
+locals_seen() { [[ $LOC == 7 && $0 == */cases.sh ]]; }
+with_local() { local LOC=7; sub_case caller-local locals_seen || true; }
+missing_tool() { need_cmd srpt-selftest-no-such-command; }
+
+sub_case mid mid_fail || true
+sub_case last last_fail || true
+sub_case nested nested_fail || true
+sub_case cmd-subst cmd_subst_fail || true
+sub_case pipefail pipe_fail || true
+sub_case pass pass_case || true
+sub_case conditions conditions_ok || true
+sub_case skip skip_case || true
+sub_case skip-fn skip_fn || true
+sub_case die die_fn || true
+sub_case args args_case "a b" c || true
+with_local
+if sub_case in-if mid_fail; then
+	echo "REACHED: if branch of a failed case" >&2
+fi
+sub_case missing missing_tool || true
+sub_exit
+EOF
+
+# A test that needs a tool that is not installed.
+cat >"$TMP/needs.sh" <<'EOF'
+#!/bin/bash
+set -euo pipefail
+. "$SELFTEST_LIB"
+need_cmd srpt-selftest-no-such-command
+exit 0
+EOF
+
+check() {
+	local what=$1 want=$2 got=$3
+	if [[ $got == "$want" ]]; then
+		echo "ok   $what: $got"
+	else
+		echo "FAIL $what: got '$got', want '$want'"
+		FAILED=$((FAILED + 1))
+	fi
+}
+
+# run_cases CI: run cases.sh; check its verdicts and exit status.
+run_cases() {
+	local ci=$1 sub=$TMP/sub-$1 log=$TMP/log-$1 rc=0 name want got
+	: >"$sub"
+	env CI="$ci" SELFTEST_LIB="$LIB" SUBRESULTS="$sub" LIB_STATE="$TMP/state" \
+		bash "$TMP/cases.sh" >"$log" 2>&1 || rc=$?
+	local -A exp=([mid]=FAIL [last]=FAIL [nested]=FAIL [cmd-subst]=FAIL
+		[pipefail]=FAIL [pass]=PASS [conditions]=PASS [skip]=SKIP
+		[skip-fn]=SKIP [die]=FAIL [args]=PASS [caller-local]=PASS
+		[in-if]=FAIL [missing]=SKIP)
+	[[ $ci == true ]] && exp[missing]=FAIL
+	for name in mid last nested cmd-subst pipefail pass conditions skip skip-fn \
+		die args caller-local in-if missing; do
+		want=${exp[$name]}
+		got=$(awk -v n="$name" '$2 == n { print $1 }' "$sub" | tr '\n' ' ')
+		check "CI=$ci sub_case $name" "$want" "${got% }"
+	done
+	check "CI=$ci test exit status (sub-cases failed)" 1 "$rc"
+	got=$(grep -c REACHED "$log")
+	check "CI=$ci steps run after a failing step" 0 "$got"
+	((FAILED)) && sed 's/^/    | /' "$log"
+	return 0
+}
+
+# run_needs CI WANT: a test whose need_cmd fails exits WANT.
+run_needs() {
+	local rc=0
+	env CI="$1" SELFTEST_LIB="$LIB" LIB_STATE="$TMP/state" \
+		bash "$TMP/needs.sh" >"$TMP/needs.log" 2>&1 || rc=$?
+	check "CI=$1 need_cmd of a missing tool: test exit status" "$2" "$rc"
+}
+
+echo "checking $LIB"
+run_cases false
+run_cases true
+run_needs false 77
+run_needs true 1
+if ((FAILED)); then
+	echo "$FAILED check(s) failed"
+	exit 1
+fi
+echo "all harness checks passed"
