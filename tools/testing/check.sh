@@ -326,7 +326,7 @@ kunit() {
 
 GUEST_DIR=$CHECK_DIR/guest
 guest() {
-	VM_TIMEOUT=${VM_TIMEOUT:-1800} VM_RUN_DIR=$GUEST_DIR tools/testing/vm.sh run
+	VM_TIMEOUT=${VM_TIMEOUT:-3600} VM_RUN_DIR=$GUEST_DIR tools/testing/vm.sh run
 }
 
 GUEST_STOCK_DIR=$CHECK_DIR/guest-stock
