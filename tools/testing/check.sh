@@ -83,6 +83,7 @@ stage() {
 		record "$verdict $name"
 	fi
 	printf '%s %s (%ds)\n' "$verdict" "$name" $((SECONDS - t0))
+	[[ -n $sub && -s $sub ]] && grep '^NOTE' "$sub" | sed 's/^/    /'
 	if [[ $verdict == FAIL ]]; then
 		tail -n 25 "$log" | sed 's/^/    | /'
 		echo "    full log: $log"

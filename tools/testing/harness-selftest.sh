@@ -4,7 +4,9 @@
 # harness-selftest.sh - check the guest-test harness (lib.sh) on the host,
 # without a guest: sub_case verdicts (a failing middle step, a failing last
 # step, a failure inside a nested function, a passing case, skips, die) and
-# the CI rule (CI=true turns a skip for a missing tool into a failure).
+# the CI rule (CI=true turns a skip for a missing tool into a failure), and
+# vm.sh's boot retry with a fake QEMU: a guest that dies before its test
+# runner starts is booted once more, one that dies later is not.
 # check.sh runs it as the "harness" stage.
 #
 # Usage: tools/testing/harness-selftest.sh [LIB]
@@ -111,7 +113,53 @@ run_needs() {
 	check "CI=$1 need_cmd of a missing tool: test exit status" "$2" "$rc"
 }
 
+# A fake QEMU for vm.sh's boot_guest: it finds the run directory in the
+# -virtfs option of the "share" tag and plays the guest of the scenario in
+# $FAKE_PLAN, one word per boot: "early" dies before the runner starts,
+# "late" dies after it started, "ok" runs one passing test.
+cat >"$TMP/fake-qemu" <<'EOF'
+#!/bin/bash
+dir=
+for a in "$@"; do
+	[[ $a =~ path=([^,]*),mount_tag=share ]] && dir=${BASH_REMATCH[1]}
+done
+n=$(($(cat "$dir/boots" 2>/dev/null || echo 0) + 1))
+echo "$n" >"$dir/boots"
+read -r -a plan <<<"$FAKE_PLAN"
+case ${plan[n - 1]} in
+early) echo "Oops: int3: 0000 [#1] PREEMPT SMP NOPTI" ;;
+late) : >"$dir/out/STARTED"; : >"$dir/out/results.txt" ;;
+ok) : >"$dir/out/STARTED"; echo "PASS fake" >"$dir/out/results.txt"
+	echo finished >"$dir/out/DONE" ;;
+esac
+EOF
+chmod +x "$TMP/fake-qemu"
+
+# run_boot PLAN BOOTS STATUS NOTES: vm.sh's boot_guest and summarise against
+# the fake QEMU must boot BOOTS times, end with STATUS and write NOTES
+# "boot 1 died" lines.
+run_boot() {
+	local plan=$1 dir=$TMP/boot-${1// /-} rc=0
+	mkdir -p "$dir/out"
+	env FAKE_PLAN="$plan" VM_SH_LIB=1 VM="$(dirname "$LIB")/vm.sh" RUN_DIR="$dir" \
+		QEMU="$TMP/fake-qemu" bash -c '
+		. "$VM"
+		SRPT=ours VM_TIMEOUT=60
+		qemu=("$QEMU" -virtfs "local,path=$RUN_DIR,mount_tag=share,security_model=none")
+		boot_guest run || true
+		summarise "$RUN_DIR/out"' >"$dir.log" 2>&1 || rc=$?
+	check "vm.sh boots for \"$plan\"" "$2" "$(cat "$dir/boots" 2>/dev/null)"
+	check "vm.sh status for \"$plan\"" "$3" "$rc"
+	check "vm.sh NOTE lines for \"$plan\"" "$4" \
+		"$(grep -c '^NOTE vm: boot 1 died' "$dir/out/results.txt")"
+}
+
 echo "checking $LIB"
+run_boot "early ok" 2 0 1
+run_boot "early early" 2 1 1
+run_boot "late ok" 1 1 0
+run_boot "ok" 1 0 0
+
 run_cases false
 run_cases true
 run_needs false 77

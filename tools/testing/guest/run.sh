@@ -13,6 +13,8 @@
 #   <test>.dmesg      kernel messages printed while the test ran
 #   dmesg.log         the whole kernel log
 #   planned.txt       the tests selected, in order
+#   STARTED           written first: vm.sh boots again once when a guest
+#                     died before this script started
 #   DONE              written last; its absence means the guest died
 
 set -uo pipefail
@@ -198,6 +200,7 @@ run_tests() {
 main() {
 	console ""
 	mkdir -p "$OUT"
+	: >"$OUT/STARTED"
 	: >"$OUT/results.txt"
 	setup_system
 	dmesg -w >"$OUT/dmesg.log" 2>&1 &
