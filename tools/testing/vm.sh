@@ -96,7 +96,11 @@ prepare_initramfs() {
 	local stage sum m f
 	sum=$( (cat "$REPO/tools/testing/guest/init" "$0"; echo "$INITRAMFS_MODULES"; \
 		sha256sum /bin/busybox) | sha256sum | cut -c1-16)
-	[[ -f $GUEST/initramfs-$sum.cpio.gz ]] && { echo "$GUEST/initramfs-$sum.cpio.gz"; return; }
+	if [[ -f $GUEST/initramfs-$sum.cpio.gz ]]; then
+		touch "$GUEST/initramfs-$sum.cpio.gz"
+		echo "$GUEST/initramfs-$sum.cpio.gz"
+		return
+	fi
 	file -L /bin/busybox | grep -q 'statically linked' ||
 		fatal "/bin/busybox is not static (apt-get install busybox-static)"
 	stage=$(mktemp -d)
@@ -110,7 +114,9 @@ prepare_initramfs() {
 	done
 	cp "$REPO/tools/testing/guest/init" "$stage/init"
 	chmod 755 "$stage/init"
-	rm -f "$GUEST"/initramfs-*.cpio.gz
+	# Other checkouts may be booting their own initramfs right now: only
+	# those unused for a day go.
+	find "$GUEST" -maxdepth 1 -name 'initramfs-*.cpio.gz' -mtime +1 -delete
 	(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$GUEST/initramfs-$sum.cpio.gz"
 	rm -rf "$stage"
 	echo "$GUEST/initramfs-$sum.cpio.gz"
