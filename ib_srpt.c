@@ -35,6 +35,8 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 #include "ib_srpt.h"
+#define CREATE_TRACE_POINTS
+#include "ib_srpt_trace.h"
 
 MODULE_AUTHOR("The ib_srpt developers");
 MODULE_DESCRIPTION("SCSI RDMA Protocol target driver for the LIO target core");
@@ -1837,15 +1839,19 @@ static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_released_wq);
  */
 static bool srpt_ch_advance(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
 {
+	enum srpt_ch_state old;
 	unsigned long flags;
 	bool moved = false;
 
 	spin_lock_irqsave(&ch->recv_lock, flags);
-	if (ch->state < new) {
+	old = ch->state;
+	if (old < new) {
 		ch->state = new;
 		moved = true;
 	}
 	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	if (moved)
+		trace_srpt_ch_state(ch->peer, ch->cid, old, new);
 	return moved;
 }
 
@@ -2300,6 +2306,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	INIT_WORK(&ch->release_work, srpt_release_channel_work);
 	ch->state = CH_CONNECTING;
 	strscpy(ch->sess_name, src_addr, sizeof(ch->sess_name));
+	strscpy(ch->peer, src_addr, sizeof(ch->peer));
 	memcpy(ch->t_port_id, req->target_port_id, 16);
 
 	srpt_ch_set_iu_lens(ch, req);
@@ -2699,6 +2706,8 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		return 0;
 	}
 	atomic64_inc(&sport->logins_accepted);
+	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
+			 req->initiator_port_id, 0);
 	pr_info_ratelimited("%s: login accepted, %d credits, %s, immediate data %s\n",
 			    ch->sess_name, ch->rq_size,
 			    ch->use_srq ? "SRQ" : "ring",
@@ -2721,6 +2730,8 @@ reject:
 	else
 		ib_cm_id->context = NULL;
 	srpt_count_rej(srpt_login_port(sdev, port_num), reason);
+	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
+			 req->initiator_port_id, reason);
 	srpt_send_rej(ib_cm_id, rdma_cm_id, req, reason);
 	return -ECONNREFUSED;
 }
@@ -3735,6 +3746,9 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 		lun = scsilun_to_int(&srp_cmd->lun);
 	attr = srpt_task_attr(srp_cmd->task_attr);
 	reason = srpt_take_cmd(ch, recv_ioctx, send_ioctx, cdb, &sg, &sg_cnt);
+	trace_srpt_cmd(ch->peer, ch->cid, send_ioctx->tag, lun,
+		       reason ? 0 : cdb[0], send_ioctx->data_len,
+		       send_ioctx->dir);
 	if (!send_ioctx->recv_ioctx)
 		srpt_recycle_recv(ch, recv_ioctx, true);
 	/* From here on the IU may be another one: only the copies are used. */
@@ -3826,6 +3840,7 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 	lun = scsilun_to_int(&tsk->lun);
 	task_tag = tsk->task_tag;
 	func = tsk->tsk_mgmt_func;
+	trace_srpt_tmf(ch->peer, ch->cid, tsk->tag, lun, func, task_tag);
 	srpt_set_cmd_state(send_ioctx, SRPT_STATE_MGMT);
 	srpt_recycle_recv(ch, recv_ioctx, true);
 
@@ -4158,6 +4173,10 @@ static int srpt_build_cmd_rsp(struct srpt_rdma_ch *ch,
 		rsp->sense_data_len = cpu_to_be32(sense_len);
 		memcpy(rsp->data, cmd->sense_buffer, sense_len);
 	}
+	trace_srpt_rsp(ch->peer, ch->cid, tag, status,
+		       rsp->flags & (SRP_RSP_FLAG_DIUNDER | SRP_RSP_FLAG_DIOVER |
+				     SRP_RSP_FLAG_DOUNDER | SRP_RSP_FLAG_DOOVER) ?
+		       cmd->residual_count : 0, sense_len);
 	return sizeof(*rsp) + sense_len;
 }
 
@@ -4183,6 +4202,7 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch,
 	rsp->flags = SRP_RSP_FLAG_RSPVALID;
 	rsp->resp_data_len = cpu_to_be32(4);
 	rsp->data[3] = rsp_code;
+	trace_srpt_tmf_rsp(ch->peer, ch->cid, tag, rsp_code);
 	return sizeof(*rsp) + 4;
 }
 
@@ -5517,7 +5537,7 @@ static int srpt_ch_info(struct srpt_rdma_ch *ch, char *buf, size_t size)
 			 "   Login: %ptTs UTC, receive %s, credits %d of %d, IU length %u\n"
 			 "   Statistics: commands %lld, read %lld bytes, written %lld bytes, errors %lld, aborted %lld, task management %lld\n",
 			 ch->cid, srpt_ch_conn_state(READ_ONCE(ch->state)),
-			 ch->sess_name, ch->using_rdma_cm ? "rdma_cm" : "ib_cm",
+			 ch->peer, ch->using_rdma_cm ? "rdma_cm" : "ib_cm",
 			 &ch->login_time, ch->use_srq ? "SRQ" : "ring",
 			 clamp(held, 0, ch->rq_size), ch->rq_size,
 			 ch->max_it_iu_len,

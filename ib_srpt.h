@@ -346,6 +346,14 @@ enum srpt_ch_state {
 	CH_DISCONNECTED,
 };
 
+/* Channel state names for the srpt_ch_state tracepoint. */
+#define SRPT_CH_STATE_NAMES				\
+	{ CH_CONNECTING,	"connecting" },		\
+	{ CH_LIVE,		"live" },		\
+	{ CH_DISCONNECTING,	"disconnecting" },	\
+	{ CH_DRAINING,		"draining" },		\
+	{ CH_DISCONNECTED,	"disconnected" }
+
 struct srpt_port;
 struct srpt_nexus;
 
@@ -465,6 +473,7 @@ struct srpt_rdma_ch {
 	const struct se_node_acl *nacl;
 	u32 cid;
 	time64_t login_time;
+	char peer[40];
 	struct srpt_ch_stats stats;
 };
 

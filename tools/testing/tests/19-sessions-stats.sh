@@ -18,7 +18,13 @@
 #                   task management function
 #   login-counters  two accepted logins for the two channels; a login with
 #                   a too small IU length counts once under its reason
-#   after-logout    info says "No active SRP session" again
+#   tracepoints     events/ib_srpt: the accepted and the rejected login,
+#                   connecting -> live of both channels, a WRITE(10) and a
+#                   READ(10) with their lengths and directions and a GOOD
+#                   response with the same tag, the LUN RESET and its
+#                   response
+#   after-logout    info says "No active SRP session" again, and both
+#                   channels went live -> disconnecting in the trace
 
 # shellcheck disable=SC2317 # the case functions run through sub_case
 set -euo pipefail
@@ -147,10 +153,47 @@ case_login_counters() {
 	((r1 - r0 == 1))
 }
 
+TRACING=/sys/kernel/tracing
+
+# trace_has COUNT REGEX: the trace has at least COUNT lines matching REGEX.
+trace_has() {
+	local n
+	n=$(grep -cE "$2" "$TRACING/trace") || true
+	log "trace: $n x $2"
+	((n >= $1)) || { echo "expected at least $1" >&2; return 1; }
+}
+
+# trace_len_sum OPCODE DIR: the total length of the srpt_cmd events of
+# OPCODE and DIR in the trace.
+trace_len_sum() {
+	awk -v op="$1" -v dir="$2" '$5 == "srpt_cmd:" {
+		for (i = 6; i < NF; i++) if ($i == "opcode" && $(i + 1) == op && $NF == dir) s += $(i + 3)
+	} END { print s + 0 }' "$TRACING/trace" | tee /dev/stderr
+}
+
+case_tracepoints() {
+	local tag
+	grep -E ' srpt_' "$TRACING/trace" | head -n 40 >&2 || true
+	trace_has 2 " srpt_login: $RDMA_DEV port 1 from $IPV4 initiator 0x[0-9a-f]{32} accepted reason=0"
+	trace_has 1 " srpt_login: $RDMA_DEV port 1 from $IPV4 initiator 0x[0-9a-f]{32} rejected reason=0x10002"
+	trace_has 2 " srpt_ch_state: $IPV4 cid [01] connecting -> live"
+	cp "$TRACING/trace" "$(test_out_dir)/trace.txt"
+	# Only stats-io wrote: its 1 MiB, in WRITE(10)s; it read 2 MiB more.
+	[[ $(trace_len_sum 0x2a data-out) == 1048576 ]]
+	(($(trace_len_sum 0x28 data-in) >= 2097152))
+	tag=$(grep -m1 -oE 'srpt_cmd: .* tag 0x[0-9a-f]+ lun 0 opcode 0x2a' "$TRACING/trace" |
+		sed 's/.* tag \(0x[0-9a-f]*\) .*/\1/')
+	trace_has 1 " srpt_rsp: $IPV4 cid [01] tag $tag status 0x00 resid 0 sense 0"
+	trace_has 1 " srpt_rsp: $IPV4 cid [01] tag 0x[0-9a-f]+ status 0x02 resid 0 sense [1-9]"
+	trace_has 1 " srpt_tmf: $IPV4 cid [01] tag 0x[0-9a-f]+ lun 0 function 0x08 task 0x[0-9a-f]+"
+	trace_has 1 " srpt_tmf_rsp: $IPV4 cid [01] tag 0x[0-9a-f]+ response 0x00"
+}
+
 case_after_logout() {
 	srp_logout "$(cat "$STATE/disk")" 30
 	cp_wait_channels 0
 	[[ $(cat "$(cat "$STATE/acl")/info") == "No active SRP session for "* ]]
+	trace_has 2 " srpt_ch_state: $IPV4 cid [01] live -> disconnecting"
 }
 
 soft_rdma_setup
@@ -160,6 +203,10 @@ srpt_load srp_max_req_size=8260
 srpt_setup -b brd -s 16 -w gid -t tpgt_1 -a "$(srp_initiator_port_id)"
 cp_tool_init
 cat "$SRPT_CFS/logins" >&2
+# The driver's tracepoints, from the first login on.
+[[ -d $TRACING/events/ib_srpt ]] || die "no tracepoints in $TRACING/events/ib_srpt"
+echo 1 >"$TRACING/events/ib_srpt/enable"
+: >"$TRACING/trace"
 
 sub_case no-session case_no_session || true
 if sub_case info-channels case_info_channels; then
@@ -167,6 +214,7 @@ if sub_case info-channels case_info_channels; then
 	sub_case stats-io case_stats_io || true
 	sub_case stats-errors case_stats_errors || true
 	sub_case login-counters case_login_counters || true
+	sub_case tracepoints case_tracepoints || true
 	sub_case after-logout case_after_logout || true
 fi
 sub_exit
