@@ -35,6 +35,8 @@
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 #include "ib_srpt.h"
+#define CREATE_TRACE_POINTS
+#include "ib_srpt_trace.h"
 
 MODULE_AUTHOR("The ib_srpt developers");
 MODULE_DESCRIPTION("SCSI RDMA Protocol target driver for the LIO target core");
@@ -202,6 +204,8 @@ static DEFINE_MUTEX(rdma_cm_mutex);
 static struct rdma_cm_id *rdma_cm_id;
 static u16 rdma_cm_listen_port;
 static struct workqueue_struct *srpt_wq;
+/* Session numbers of the ACL info attribute. */
+static atomic_t srpt_nexus_ids = ATOMIC_INIT(0);
 
 /* Names ---------------------------------------------------------------- */
 
@@ -1835,15 +1839,19 @@ static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_released_wq);
  */
 static bool srpt_ch_advance(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
 {
+	enum srpt_ch_state old;
 	unsigned long flags;
 	bool moved = false;
 
 	spin_lock_irqsave(&ch->recv_lock, flags);
-	if (ch->state < new) {
+	old = ch->state;
+	if (old < new) {
 		ch->state = new;
 		moved = true;
 	}
 	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	if (moved)
+		trace_srpt_ch_state(ch->peer, ch->cid, old, new);
 	return moved;
 }
 
@@ -2146,6 +2154,7 @@ static struct srpt_nexus *srpt_get_nexus(struct srpt_port *sport,
 	if (!nexus)
 		return NULL;
 	INIT_LIST_HEAD(&nexus->ch_list);
+	nexus->id = atomic_inc_return(&srpt_nexus_ids);
 	memcpy(nexus->i_port_id, i_port_id, 16);
 	memcpy(nexus->t_port_id, t_port_id, 16);
 	list_add_tail(&nexus->entry, &sport->nexus_list);
@@ -2297,6 +2306,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	INIT_WORK(&ch->release_work, srpt_release_channel_work);
 	ch->state = CH_CONNECTING;
 	strscpy(ch->sess_name, src_addr, sizeof(ch->sess_name));
+	strscpy(ch->peer, src_addr, sizeof(ch->peer));
 	memcpy(ch->t_port_id, req->target_port_id, 16);
 
 	srpt_ch_set_iu_lens(ch, req);
@@ -2415,6 +2425,9 @@ static int srpt_join_nexus(struct srpt_rdma_ch *ch,
 		}
 	}
 	ch->nexus = nexus;
+	ch->cid = nexus->next_cid++;
+	ch->nacl = ch->sess->se_node_acl;
+	ch->login_time = ktime_get_real_seconds();
 	list_add_tail(&ch->list, &nexus->ch_list);
 	/*
 	 * Counted from here until srpt_release_channel_work() is completely
@@ -2569,6 +2582,19 @@ static void srpt_log_rej(const struct srpt_device *sdev, u32 port_num,
 }
 
 /**
+ * srpt_count_rej() - count a rejected login in its port's statistics
+ * @sport: the port the login arrived on, or NULL when there is no such port
+ * @reason: SRP_LOGIN_REJ reason
+ */
+static void srpt_count_rej(struct srpt_port *sport, u32 reason)
+{
+	u32 i = reason & 0xff;
+
+	if (sport && i < SRPT_NR_REJ_REASONS)
+		atomic64_inc(&sport->logins_rejected[i]);
+}
+
+/**
  * srpt_cm_req_check() - validate a login request before any allocation
  * @sdev: HCA the request arrived on
  * @port_num: HCA port number
@@ -2679,6 +2705,9 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		srpt_close_ch(ch);
 		return 0;
 	}
+	atomic64_inc(&sport->logins_accepted);
+	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
+			 req->initiator_port_id, 0);
 	pr_info_ratelimited("%s: login accepted, %d credits, %s, immediate data %s\n",
 			    ch->sess_name, ch->rq_size,
 			    ch->use_srq ? "SRQ" : "ring",
@@ -2700,6 +2729,9 @@ reject:
 		rdma_cm_id->context = NULL;
 	else
 		ib_cm_id->context = NULL;
+	srpt_count_rej(srpt_login_port(sdev, port_num), reason);
+	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
+			 req->initiator_port_id, reason);
 	srpt_send_rej(ib_cm_id, rdma_cm_id, req, reason);
 	return -ECONNREFUSED;
 }
@@ -3708,11 +3740,15 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 		srpt_recycle_recv(ch, recv_ioctx, true);
 		return;
 	}
+	atomic64_inc(&ch->stats.cmds);
 	send_ioctx->tag = srp_cmd->tag;
 	if (len >= offsetof(struct srp_cmd, lun) + sizeof(srp_cmd->lun))
 		lun = scsilun_to_int(&srp_cmd->lun);
 	attr = srpt_task_attr(srp_cmd->task_attr);
 	reason = srpt_take_cmd(ch, recv_ioctx, send_ioctx, cdb, &sg, &sg_cnt);
+	trace_srpt_cmd(ch->peer, ch->cid, send_ioctx->tag, lun,
+		       reason ? 0 : cdb[0], send_ioctx->data_len,
+		       send_ioctx->dir);
 	if (!send_ioctx->recv_ioctx)
 		srpt_recycle_recv(ch, recv_ioctx, true);
 	/* From here on the IU may be another one: only the copies are used. */
@@ -3798,11 +3834,13 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 		srpt_recycle_recv(ch, recv_ioctx, true);
 		return;
 	}
+	atomic64_inc(&ch->stats.tmfs);
 	send_ioctx->tag = tsk->tag;
 	send_ioctx->cmd.tag = tsk->tag;
 	lun = scsilun_to_int(&tsk->lun);
 	task_tag = tsk->task_tag;
 	func = tsk->tsk_mgmt_func;
+	trace_srpt_tmf(ch->peer, ch->cid, tsk->tag, lun, func, task_tag);
 	srpt_set_cmd_state(send_ioctx, SRPT_STATE_MGMT);
 	srpt_recycle_recv(ch, recv_ioctx, true);
 
@@ -4063,6 +4101,29 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
+ * srpt_count_rsp() - count an answered command in its channel's statistics
+ * @ch: RDMA channel
+ * @cmd: the command
+ * @status: SCSI status of the response
+ *
+ * The bytes are those LIO transferred: the data length less any residual.
+ */
+static void srpt_count_rsp(struct srpt_rdma_ch *ch, const struct se_cmd *cmd,
+			   int status)
+{
+	u64 len = cmd->data_length;
+
+	if (status != SAM_STAT_GOOD)
+		atomic64_inc(&ch->stats.errors);
+	if (cmd->se_cmd_flags & SCF_UNDERFLOW_BIT)
+		len -= min_t(u64, len, cmd->residual_count);
+	if (cmd->data_direction == DMA_FROM_DEVICE)
+		atomic64_add(len, &ch->stats.read_bytes);
+	else if (cmd->data_direction == DMA_TO_DEVICE)
+		atomic64_add(len, &ch->stats.write_bytes);
+}
+
+/**
  * srpt_build_cmd_rsp() - build an SRP_RSP for a SCSI command
  * @ch: RDMA channel through which the request has been received
  * @ioctx: I/O context of the command; the response goes into its buffer
@@ -4089,6 +4150,7 @@ static int srpt_build_cmd_rsp(struct srpt_rdma_ch *ch,
 	rsp->req_lim_delta = cpu_to_be32(srpt_credit_take(ch));
 	rsp->tag = tag;
 	rsp->status = status;
+	srpt_count_rsp(ch, cmd, status);
 
 	if (cmd->se_cmd_flags & (SCF_UNDERFLOW_BIT | SCF_OVERFLOW_BIT)) {
 		bool under = cmd->se_cmd_flags & SCF_UNDERFLOW_BIT;
@@ -4111,6 +4173,10 @@ static int srpt_build_cmd_rsp(struct srpt_rdma_ch *ch,
 		rsp->sense_data_len = cpu_to_be32(sense_len);
 		memcpy(rsp->data, cmd->sense_buffer, sense_len);
 	}
+	trace_srpt_rsp(ch->peer, ch->cid, tag, status,
+		       rsp->flags & (SRP_RSP_FLAG_DIUNDER | SRP_RSP_FLAG_DIOVER |
+				     SRP_RSP_FLAG_DOUNDER | SRP_RSP_FLAG_DOOVER) ?
+		       cmd->residual_count : 0, sense_len);
 	return sizeof(*rsp) + sense_len;
 }
 
@@ -4136,6 +4202,7 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch,
 	rsp->flags = SRP_RSP_FLAG_RSPVALID;
 	rsp->resp_data_len = cpu_to_be32(4);
 	rsp->data[3] = rsp_code;
+	trace_srpt_tmf_rsp(ch->peer, ch->cid, tag, rsp_code);
 	return sizeof(*rsp) + 4;
 }
 
@@ -4765,6 +4832,7 @@ static void srpt_aborted_task(struct se_cmd *cmd)
 	struct srpt_send_ioctx *ioctx =
 		container_of(cmd, struct srpt_send_ioctx, cmd);
 
+	atomic64_inc(&ioctx->ch->stats.aborts);
 	srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
 	srpt_release_recv_held(ioctx);
 }
@@ -5423,6 +5491,231 @@ static struct configfs_attribute *srpt_da_attrs[] = {
 	NULL,
 };
 
+/* configfs: sessions and statistics ------------------------------------- */
+
+/**
+ * srpt_ch_conn_state() - a channel state in the words of the ACL info file
+ * @state: channel state
+ *
+ * targetcli's "sessions" command (rtslib) parses the session and connection
+ * states of the ACL info file in the form the iSCSI target uses; the SRP
+ * channel states map onto them.
+ *
+ * Return: the name of the matching connection state.
+ */
+static const char *srpt_ch_conn_state(enum srpt_ch_state state)
+{
+	switch (state) {
+	case CH_CONNECTING:
+		return "TARG_CONN_STATE_IN_LOGIN";
+	case CH_LIVE:
+		return "TARG_CONN_STATE_LOGGED_IN";
+	case CH_DISCONNECTING:
+	case CH_DRAINING:
+		return "TARG_CONN_STATE_IN_LOGOUT";
+	default:
+		return "TARG_CONN_STATE_CLEANUP_WAIT";
+	}
+}
+
+/**
+ * srpt_ch_info() - append what the ACL info file says about one channel
+ * @ch: channel, in its nexus; the caller holds its port's mutex
+ * @buf: output
+ * @size: room left in @buf
+ *
+ * Return: bytes written.
+ */
+static int srpt_ch_info(struct srpt_rdma_ch *ch, char *buf, size_t size)
+{
+	int held = READ_ONCE(ch->rq_size) + atomic_read(&ch->cred_sent) -
+		atomic_read(&ch->req_ius);
+
+	return scnprintf(buf, size,
+			 "CID: %u   Connection State: %s\n"
+			 "   Address %s %s\n"
+			 "   Login: %ptTs UTC, receive %s, credits %d of %d, IU length %u\n"
+			 "   Statistics: commands %lld, read %lld bytes, written %lld bytes, errors %lld, aborted %lld, task management %lld\n",
+			 ch->cid, srpt_ch_conn_state(READ_ONCE(ch->state)),
+			 ch->peer, ch->using_rdma_cm ? "rdma_cm" : "ib_cm",
+			 &ch->login_time, ch->use_srq ? "SRQ" : "ring",
+			 clamp(held, 0, ch->rq_size), ch->rq_size,
+			 ch->max_it_iu_len,
+			 atomic64_read(&ch->stats.cmds),
+			 atomic64_read(&ch->stats.read_bytes),
+			 atomic64_read(&ch->stats.write_bytes),
+			 atomic64_read(&ch->stats.errors),
+			 atomic64_read(&ch->stats.aborts),
+			 atomic64_read(&ch->stats.tmfs));
+}
+
+/**
+ * srpt_nexus_info() - append the session block of one nexus to an ACL's
+ *	info file
+ * @nexus: I_T nexus; the caller holds its port's mutex
+ * @nacl: the ACL; only channels whose session was made with it count
+ * @buf: output
+ * @size: room left in @buf
+ *
+ * Return: bytes written; 0 when no channel of @nexus belongs to @nacl.
+ */
+static int srpt_nexus_info(struct srpt_nexus *nexus,
+			   const struct se_node_acl *nacl, char *buf,
+			   size_t size)
+{
+	struct srpt_rdma_ch *ch;
+	int live = 0, n = 0, len;
+
+	list_for_each_entry(ch, &nexus->ch_list, list) {
+		if (ch->nacl != nacl)
+			continue;
+		n++;
+		live += READ_ONCE(ch->state) == CH_LIVE;
+	}
+	if (!n)
+		return 0;
+	len = scnprintf(buf, size,
+			"InitiatorName: %s\n"
+			"InitiatorAlias: 0x%16phN\n"
+			"LIO Session ID: %u   SessionType: Normal\n"
+			"Session State: TARG_SESS_STATE_%s\n"
+			"Target port ID: 0x%16phN\n"
+			"Channels: %d, %d live\n",
+			nacl->initiatorname, nexus->i_port_id, nexus->id,
+			live ? "LOGGED_IN" : "FAILED", nexus->t_port_id, n,
+			live);
+	list_for_each_entry(ch, &nexus->ch_list, list) {
+		if (ch->nacl == nacl)
+			len += srpt_ch_info(ch, buf + len, size - len);
+	}
+	return len;
+}
+
+/**
+ * srpt_nacl_info_show() - configfs: acls/<name>/info, the logged-in
+ *	sessions of an ACL
+ * @item: the ACL's configfs item
+ * @page: output
+ *
+ * One block per I_T nexus (an SRP session) whose channels use this ACL,
+ * with the channels as connections, in the form targetcli's "sessions"
+ * command reads.
+ *
+ * Return: bytes written.
+ */
+static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
+{
+	struct se_node_acl *nacl = acl_to_nacl(item);
+	struct srpt_tpg *stpg = container_of(nacl->se_tpg, struct srpt_tpg,
+					     tpg);
+	struct srpt_nexus *nexus;
+	struct srpt_port *sport;
+	int len = 0;
+
+	mutex_lock(&srpt_dev_mutex);
+	sport = stpg->port_id->sport;
+	if (sport) {
+		mutex_lock(&sport->mutex);
+		list_for_each_entry(nexus, &sport->nexus_list, entry)
+			len += srpt_nexus_info(nexus, nacl, page + len,
+					       PAGE_SIZE - len);
+		mutex_unlock(&sport->mutex);
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	if (!len)
+		len = sysfs_emit(page, "No active SRP session for %s\n",
+				 nacl->initiatorname);
+	return len;
+}
+CONFIGFS_ATTR_RO(srpt_nacl_, info);
+
+static struct configfs_attribute *srpt_nacl_base_attrs[] = {
+	&srpt_nacl_attr_info,
+	NULL,
+};
+
+/**
+ * srpt_nacl_auth_authenticate_target_show() - configfs:
+ *	acls/<name>/auth/authenticate_target, always 0
+ * @item: the ACL's auth item
+ * @page: output
+ *
+ * SRP logins carry no authentication; targetcli reads this file for
+ * "sessions detail".
+ *
+ * Return: bytes written.
+ */
+static ssize_t srpt_nacl_auth_authenticate_target_show(struct config_item *item,
+						       char *page)
+{
+	return sysfs_emit(page, "0\n");
+}
+CONFIGFS_ATTR_RO(srpt_nacl_auth_, authenticate_target);
+
+static struct configfs_attribute *srpt_nacl_auth_attrs[] = {
+	&srpt_nacl_auth_attr_authenticate_target,
+	NULL,
+};
+
+/* The SRP_LOGIN_REJ reasons, by their low byte, for the login counters. */
+static const char *const srpt_rej_names[SRPT_NR_REJ_REASONS] = {
+	"unable to establish channel",
+	"insufficient resources",
+	"IU length too large",
+	"unable to associate channel",
+	"unsupported descriptor format",
+	"multichannel unsupported",
+	"channel limit reached or no ACL",
+};
+
+/**
+ * srpt_port_logins() - append the login counters of one port
+ * @sport: HCA port
+ * @buf: output
+ * @size: room left in @buf
+ *
+ * Return: bytes written.
+ */
+static int srpt_port_logins(struct srpt_port *sport, char *buf, size_t size)
+{
+	int i, len;
+
+	len = scnprintf(buf, size, "%s port %u (%s):\n\taccepted %lld\n",
+			dev_name(&sport->sdev->device->dev), sport->port,
+			sport->gid_name,
+			atomic64_read(&sport->logins_accepted));
+	for (i = 0; i < SRPT_NR_REJ_REASONS; i++)
+		len += scnprintf(buf + len, size - len,
+				 "\trejected, %s: %lld\n", srpt_rej_names[i],
+				 atomic64_read(&sport->logins_rejected[i]));
+	return len;
+}
+
+/**
+ * srpt_wwn_logins_show() - configfs: srpt/logins, logins accepted and
+ *	rejected per HCA port since the port appeared
+ * @item: the fabric's configfs item
+ * @page: output
+ *
+ * Return: bytes written.
+ */
+static ssize_t srpt_wwn_logins_show(struct config_item *item, char *page)
+{
+	struct srpt_device *sdev;
+	int len = 0;
+	u32 i;
+
+	mutex_lock(&srpt_dev_mutex);
+	list_for_each_entry(sdev, &srpt_dev_list, list) {
+		for (i = 0; i < sdev->port_cnt; i++)
+			len += srpt_port_logins(&sdev->port[i], page + len,
+						PAGE_SIZE - len);
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	return len;
+}
+CONFIGFS_ATTR_RO(srpt_wwn_, logins);
+
 /**
  * srpt_wwn_version_show() - show the fabric's version file
  * @item: configfs item
@@ -5438,6 +5731,7 @@ CONFIGFS_ATTR_RO(srpt_wwn_, version);
 
 static struct configfs_attribute *srpt_wwn_attrs[] = {
 	&srpt_wwn_attr_version,
+	&srpt_wwn_attr_logins,
 	NULL,
 };
 
@@ -5468,6 +5762,8 @@ static const struct target_core_fabric_ops srpt_template = {
 	.tfc_discovery_attrs		= srpt_da_attrs,
 	.tfc_wwn_attrs			= srpt_wwn_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
+	.tfc_tpg_nacl_base_attrs	= srpt_nacl_base_attrs,
+	.tfc_tpg_nacl_auth_attrs	= srpt_nacl_auth_attrs,
 	.default_submit_type		= TARGET_DIRECT_SUBMIT,
 	.direct_submit_supp		= 1,
 };

@@ -188,6 +188,7 @@ enum {
 	SRPT_IMM_ALIGN			= 512,
 	SRPT_CRED_REQ_THRESHOLD		= 16,	/* unreported credits that trigger SRP_CRED_REQ */
 	SRPT_PORT_NAME_LEN		= 64,
+	SRPT_NR_REJ_REASONS		= 7,	/* SRP_LOGIN_REJ_* low bytes 0..6 */
 };
 
 /**
@@ -345,8 +346,34 @@ enum srpt_ch_state {
 	CH_DISCONNECTED,
 };
 
+/* Channel state names for the srpt_ch_state tracepoint. */
+#define SRPT_CH_STATE_NAMES				\
+	{ CH_CONNECTING,	"connecting" },		\
+	{ CH_LIVE,		"live" },		\
+	{ CH_DISCONNECTING,	"disconnecting" },	\
+	{ CH_DRAINING,		"draining" },		\
+	{ CH_DISCONNECTED,	"disconnected" }
+
 struct srpt_port;
 struct srpt_nexus;
+
+/**
+ * struct srpt_ch_stats - what one channel did, for the ACL's info attribute
+ * @cmds: SRP_CMD IUs accepted
+ * @read_bytes: data-in bytes of the commands answered
+ * @write_bytes: data-out bytes of the commands answered
+ * @errors: commands answered with a status other than GOOD
+ * @aborts: commands LIO aborted
+ * @tmfs: SRP_TSK_MGMT IUs accepted
+ */
+struct srpt_ch_stats {
+	atomic64_t cmds;
+	atomic64_t read_bytes;
+	atomic64_t write_bytes;
+	atomic64_t errors;
+	atomic64_t aborts;
+	atomic64_t tmfs;
+};
 
 /**
  * struct srpt_rdma_ch - one SRP channel (RDMA connection + LIO session)
@@ -396,6 +423,10 @@ struct srpt_nexus;
  * @sess_name: name the ACL was found under
  * @release_work: frees the channel once drained
  * @t_port_id: target port ID of the login
+ * @nacl: ACL of @sess, only compared, never dereferenced; set with @stpg
+ * @cid: number of the channel in its nexus, for the ACL's info attribute
+ * @login_time: wall-clock seconds of the login
+ * @stats: counters shown in the ACL's info attribute
  */
 struct srpt_rdma_ch {
 	struct srpt_nexus *nexus;
@@ -439,6 +470,11 @@ struct srpt_rdma_ch {
 	char sess_name[40];
 	struct work_struct release_work;
 	u8 t_port_id[16];
+	const struct se_node_acl *nacl;
+	u32 cid;
+	time64_t login_time;
+	char peer[40];
+	struct srpt_ch_stats stats;
 };
 
 /**
@@ -447,12 +483,16 @@ struct srpt_rdma_ch {
  * @ch_list: channels
  * @i_port_id: initiator port ID
  * @t_port_id: target port ID
+ * @id: session number shown in the ACL's info attribute
+ * @next_cid: number of the next channel that joins
  */
 struct srpt_nexus {
 	struct list_head entry;
 	struct list_head ch_list;
 	u8 i_port_id[16];
 	u8 t_port_id[16];
+	u32 id;
+	u32 next_cid;
 };
 
 /**
@@ -537,6 +577,9 @@ struct port_and_port_id {
  * @mode_chs: the part of @refcount using a receive ring [0] or the SRQ [1]
  * @mutex: protects @nexus_list and channel lists
  * @nexus_list: I_T nexuses
+ * @logins_accepted: logins accepted on this port
+ * @logins_rejected: logins rejected on this port, indexed by the low byte
+ *	of the SRP_LOGIN_REJ reason (SRP_LOGIN_REJ_NO_REASON .. _CHANNEL_LIMIT)
  */
 struct srpt_port {
 	struct srpt_device *sdev;
@@ -556,6 +599,8 @@ struct srpt_port {
 	atomic_t mode_chs[2];
 	struct mutex mutex;	/* see above */
 	struct list_head nexus_list;
+	atomic64_t logins_accepted;
+	atomic64_t logins_rejected[SRPT_NR_REJ_REASONS];
 };
 
 /**

@@ -149,7 +149,7 @@ sparse_check() {
 
 driver_sources() {
 	local f
-	for f in ib_srpt.c ib_srpt.h ib_srpt_test.c ./*.inc; do
+	for f in ib_srpt.c ib_srpt.h ib_srpt_trace.h ib_srpt_test.c ./*.inc; do
 		[[ -f $f ]] && echo "${f#./}"
 	done
 }
