@@ -395,7 +395,7 @@ dkms_check_installed() {
 	[[ $got == "$f" ]] || { echo "$k: modprobe would load $got, not $f"; return 1; }
 	got=$(modinfo -F version "$f")
 	[[ $got == "$want" ]] || { echo "$k: $f has version $got, not $want"; return 1; }
-	dkms status -m "$DKMS_MOD" -v "$want" -k "$k" | grep -q ': installed' ||
+	dkms status -m "$DKMS_MOD" -v "$want" -k "$k" | grep ': installed' >/dev/null ||
 		{ echo "$k: dkms status: $(dkms status -m "$DKMS_MOD" -k "$k")"; return 1; }
 	echo "$k: $f, version $got"
 }
@@ -417,7 +417,8 @@ dkms_stage_run() {
 	make deb || return
 	deb=build/deb/${DKMS_PKG}_${ver}_all.deb
 	[[ -f $deb ]] || { echo "$deb not built"; return 1; }
-	dpkg-deb -c "$deb" | grep -q "usr/share/doc/$DKMS_PKG/examples/ib_srpt.conf" ||
+	# (grep without -q reads to the end: no SIGPIPE for dpkg-deb)
+	dpkg-deb -c "$deb" | grep "usr/share/doc/$DKMS_PKG/examples/ib_srpt.conf" ||
 		{ echo "$deb lacks the modprobe.d example"; return 1; }
 
 	echo "== apt-get install ./$deb"
