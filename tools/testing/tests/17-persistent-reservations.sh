@@ -26,6 +26,11 @@
 #                    CONFLICT; both sessions stay logged in
 #   release          B releases; A (no longer registered) writes again and
 #                    B reads A's data back; B unregisters
+#   fence-scsi       fence_scsi's way: type 5 (write exclusive, registrants
+#                    only) lets both registered initiators write; after B
+#                    fences A with PREEMPT AND ABORT, A's first WRITE gets
+#                    UNIT ATTENTION (registrations preempted), the next one
+#                    RESERVATION CONFLICT, and B still writes
 #   ip-acl           an ACL named by IP address: PR commands work, but LIO
 #                    cannot build a TransportID from that name, so READ FULL
 #                    STATUS leaves the registrant out, and both initiator
@@ -247,6 +252,30 @@ case_release() {
 	expect "keys after B unregistered" "$(pr_keys "$DISK_A")" ""
 }
 
+# What fence_scsi does: every node registers, one reserves "write
+# exclusive, registrants only" (type 5), so every registered node may
+# write; fencing a node is a PREEMPT AND ABORT of its key, after which only
+# its writes conflict.
+case_fence_scsi() {
+	local first
+	pr "$DISK_A" --out --register --param-sark="$KEY_A" >/dev/null
+	pr "$DISK_B" --out --register --param-sark="$KEY_B" >/dev/null
+	pr "$DISK_A" --out --reserve --param-rk="$KEY_A" --prout-type=5 >/dev/null
+	expect "reservation" "$(pr_reservation "$DISK_B")" "$KEY_A Write Exclusive, registrants only"
+	expect "WRITE from A" "$(scsi_rw "$DISK_A" write)" good
+	expect "WRITE from B (registered)" "$(scsi_rw "$DISK_B" write)" good
+	pr "$DISK_B" --out --preempt-abort --param-rk="$KEY_B" --param-sark="$KEY_A" \
+		--prout-type=5 >/dev/null
+	expect "keys after fencing A" "$(pr_keys "$DISK_B" | tr '\n' ' ')" "$KEY_B "
+	first=$(scsi_rw "$DISK_A" write)
+	expect "first WRITE from fenced A" "$first" ua-preempted
+	expect "WRITE from fenced A" "$(scsi_rw "$DISK_A" write)" conflict
+	expect "WRITE from B" "$(scsi_rw "$DISK_B" write)" good
+	pr "$DISK_B" --out --release --param-rk="$KEY_B" --prout-type=5 >/dev/null
+	pr "$DISK_B" --out --register --param-rk="$KEY_B" --param-sark=0 >/dev/null
+	expect "keys at the end" "$(pr_keys "$DISK_A")" ""
+}
+
 # An IP-address ACL (the RDMA/CM connection name, tried before the port
 # ID): PR commands work, but READ FULL STATUS cannot describe the
 # registrant (LIO gets no TransportID from the name), and every initiator
@@ -302,6 +331,7 @@ if sub_case register case_register; then
 		sub_case preempt-abort case_preempt_abort &&
 			sub_case release case_release || true
 	fi
+	sub_case fence-scsi case_fence_scsi || true
 fi
 sub_case ip-acl case_ip_acl || true
 sub_exit
