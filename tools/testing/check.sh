@@ -26,10 +26,10 @@
 #              (root): DKMS must build ib_srpt into updates/dkms of every
 #              installed 6.12 kernel with headers and install it again
 #              from the kernel-update hook; the guest boots with that
-#              module and runs 02-login-smoke and 18-modprobe-conf; the
-#              package is purged and the module must be gone. make
-#              install/uninstall into a staging root. A package left by
-#              an interrupted run is purged first.
+#              module and runs 02-login-smoke; the package is purged and
+#              the module must be gone. make install/uninstall into a
+#              staging root. A package left by an interrupted run is
+#              purged first.
 #   guest      tools/testing/vm.sh: all guest tests in one boot
 #
 # Each stage counts as one pass/fail/skip; for the kunit and guest stages
@@ -386,6 +386,11 @@ dkms_module_of() {
 	return 1
 }
 
+# build_id FILE: the GNU build ID of a module file in hex.
+build_id() {
+	readelf -n "$1" 2>/dev/null | sed -n 's/.*Build ID: *//p'
+}
+
 # dkms_check_installed KVER VERSION: DKMS's module for KVER is installed,
 # is the one modprobe finds, and has VERSION.
 dkms_check_installed() {
@@ -413,7 +418,7 @@ dkms_stage_run() {
 	((${#kernels[@]})) || { echo "no 6.12 kernel with headers in /lib/modules"; return 1; }
 	echo "6.12 kernels with headers: ${kernels[*]}"
 
-	echo "== make deb"
+	echo "== make deb (${SECONDS}s)"
 	make deb || return
 	deb=build/deb/${DKMS_PKG}_${ver}_all.deb
 	[[ -f $deb ]] || { echo "$deb not built"; return 1; }
@@ -421,19 +426,22 @@ dkms_stage_run() {
 	dpkg-deb -c "$deb" | grep "usr/share/doc/$DKMS_PKG/examples/ib_srpt.conf" ||
 		{ echo "$deb lacks the modprobe.d example"; return 1; }
 
-	echo "== apt-get install ./$deb"
+	echo "== apt-get install ./$deb (${SECONDS}s)"
 	touch "$DKMS_MARK"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 		-o DPkg::Lock::Timeout=600 "./$deb" || return
 	for k in "${kernels[@]}"; do
 		dkms_check_installed "$k" "$ver" || return
 	done
+	# 18-modprobe-conf (guest stage) tests the repository's copy.
+	cmp "/usr/share/doc/$DKMS_PKG/examples/ib_srpt.conf" Documentation/modprobe.d/ib_srpt.conf ||
+		return
 
 	# What a kernel update does: the new headers package runs the
 	# header_postinst.d hooks with its release; DKMS's hook installs every
 	# AUTOINSTALL module for it.
 	first=${kernels[0]}
-	echo "== kernel update hook for $first"
+	echo "== kernel update hook for $first (${SECONDS}s)"
 	dkms uninstall -m "$DKMS_MOD" -v "$ver" -k "$first" || return
 	if ko=$(dkms_module_of "$first"); then
 		echo "$ko still there after dkms uninstall"
@@ -442,7 +450,7 @@ dkms_stage_run() {
 	run-parts --report --exit-on-error --arg="$first" /etc/kernel/header_postinst.d || return
 	dkms_check_installed "$first" "$ver" || return
 
-	echo "== guest with DKMS's module for $first"
+	echo "== guest with DKMS's module for $first (${SECONDS}s)"
 	rel=$(kver_of "$(find_kdir)")
 	if [[ $rel != "$first" ]]; then
 		# The guest boots the release of find_kdir.
@@ -457,10 +465,11 @@ dkms_stage_run() {
 	*.gz) gzip -dc "$ko" >"$tmp" ;;
 	*) cp "$ko" "$tmp" ;;
 	esac
+	echo "booting $ko: $(modinfo -F signer "$tmp"), build ID $(build_id "$tmp")"
 	KO=$tmp VM_RUN_DIR=$DKMS_GUEST_DIR VM_TIMEOUT=900 \
-		tools/testing/vm.sh run 02-login-smoke 18-modprobe-conf || return
+		tools/testing/vm.sh run 02-login-smoke || return
 
-	echo "== apt-get purge $DKMS_PKG"
+	echo "== apt-get purge $DKMS_PKG (${SECONDS}s)"
 	DEBIAN_FRONTEND=noninteractive apt-get purge -y -q \
 		-o DPkg::Lock::Timeout=600 "$DKMS_PKG" || return
 	for k in "${kernels[@]}"; do
@@ -474,7 +483,7 @@ dkms_stage_run() {
 	[[ ! -e /var/lib/dkms/$DKMS_MOD ]] || { echo "/var/lib/dkms/$DKMS_MOD is still there"; return 1; }
 	rm -f "$DKMS_MARK"
 
-	echo "== make install / make uninstall into a staging root"
+	echo "== make install / make uninstall into a staging root (${SECONDS}s)"
 	tmp=$(mktemp -d)
 	# -o modules: install the module the build stage made as it is.
 	make -o modules install INSTALL_MOD_PATH="$tmp" >/dev/null || { rm -rf "$tmp"; return 1; }

@@ -13,9 +13,9 @@
 #                (configfs and the module parameter show it) and an ib_srp
 #                login through it works, with no configfs write of the port
 #
-# The package's copy is used when the package is installed (the dkms stage
-# of check.sh boots the guest with it installed on the host), else the
-# repository's.
+# The package's copy is used when the package is installed on the host
+# (the guest's root is the host's), else the repository's; check.sh's dkms
+# stage checks that both are the same.
 
 # shellcheck disable=SC2317 # the case functions run through sub_case
 set -euo pipefail
