@@ -5,6 +5,8 @@
 #
 #   make [modules]     build ib_srpt.ko against KDIR
 #   make install       install into /lib/modules/<release>/updates + depmod
+#   make uninstall     remove what make install installed + depmod
+#   make deb           the Debian package ib-srpt-dkms (DKMS) in build/deb/
 #   make clean
 #   make check         build checks, KUnit and the QEMU guest tests
 #   make demo          boot a guest and serve a LUN over soft-RoCE
@@ -32,7 +34,7 @@ MANDIR ?= build/man
 MAN_FUNCTIONS ?= tools/testing/documented-functions.txt
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_SRPT=m
 
-.PHONY: all modules clean install check demo man bench
+.PHONY: all modules clean install uninstall deb check demo man bench
 
 all: modules
 
@@ -50,6 +52,35 @@ install: modules
 	$(need_kdir)
 	$(MAKE) $(KBUILD_ARGS) INSTALL_MOD_DIR=updates CONFIG_MODULE_SIG_ALL= modules_install
 	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KERNELRELEASE_OF_KDIR)
+
+# The file names make install may have used (modules_install compresses
+# the module when the kernel's configuration says so).
+INSTALLED_KO = $(addprefix $(INSTALL_MOD_PATH)/lib/modules/$(KERNELRELEASE_OF_KDIR)/updates/, \
+	ib_srpt.ko ib_srpt.ko.xz ib_srpt.ko.gz ib_srpt.ko.zst)
+
+# Leaves a DKMS installation (updates/dkms/) alone: apt remove ib-srpt-dkms
+# removes that one.
+uninstall:
+	$(need_kdir)
+	rm -f $(INSTALLED_KO)
+	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KERNELRELEASE_OF_KDIR)
+	@if [ -d /var/lib/dkms/ib-srpt ]; then \
+		echo "note: ib-srpt is also installed through DKMS (apt remove ib-srpt-dkms)"; fi
+
+# The Debian package ib-srpt-dkms, built with dpkg-buildpackage from a copy
+# of the files it needs in build/deb/ib-srpt-<version>/ (the .deb lands in
+# build/deb/). Needs debhelper and dh-dkms; no kernel tree.
+SRPT_VERSION := $(shell sed -n 's/^\#define SRPT_VERSION[[:space:]]*"\(.*\)"/\1/p' ib_srpt.h)
+DEB_SRC := build/deb/ib-srpt-$(SRPT_VERSION)
+DEB_FILES := debian dkms.conf Kbuild Kconfig Makefile ib_srpt.c ib_srpt.h \
+	ib_srpt_test.c README.md Documentation
+
+deb:
+	rm -rf build/deb
+	mkdir -p $(DEB_SRC)
+	cp -a $(DEB_FILES) $(DEB_SRC)/
+	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc
+	ls -l build/deb/*.deb
 
 check:
 	tools/testing/check.sh

@@ -22,6 +22,14 @@
 #              KUnit tests with a modular KUnit, and ib_srpt.o must compile
 #              as built-in code
 #   kunit      tools/testing/kunit.sh, when it exists
+#   dkms       make deb; the package installed on this machine with apt
+#              (root): DKMS must build ib_srpt into updates/dkms of every
+#              installed 6.12 kernel with headers and install it again
+#              from the kernel-update hook; the guest boots with that
+#              module and runs 02-login-smoke; the package is purged and
+#              the module must be gone. make install/uninstall into a
+#              staging root. A package left by an interrupted run is
+#              purged first.
 #   guest      tools/testing/vm.sh: all guest tests in one boot
 #
 # Each stage counts as one pass/fail/skip; for the kunit and guest stages
@@ -325,6 +333,198 @@ kunit() {
 	return "$rc"
 }
 
+# dkms stage ----------------------------------------------------------------
+
+DKMS_PKG=ib-srpt-dkms
+DKMS_MOD=ib-srpt
+# Written before the stage installs the package, removed once it is purged:
+# an installed package without it belongs to the machine's admin.
+DKMS_MARK=$CACHE/.dkms-stage-installed
+DKMS_GUEST_DIR=$CHECK_DIR/dkms-guest
+
+# dkms_pkg_present: true if dpkg knows the package in any state but
+# "not installed" (installed, half-configured, config files left...).
+dkms_pkg_present() {
+	local st
+	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$DKMS_PKG" 2>/dev/null) || return 1
+	[[ -n $st && $st != un* ]]
+}
+
+# dkms_cleanup: purge the package and anything DKMS still holds of it.
+dkms_cleanup() {
+	local rc=0 v
+	if dkms_pkg_present; then
+		echo "purging $DKMS_PKG"
+		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q \
+			-o DPkg::Lock::Timeout=600 "$DKMS_PKG" ||
+			dpkg --purge --force-remove-reinstreq "$DKMS_PKG" || rc=1
+	fi
+	for v in /var/lib/dkms/"$DKMS_MOD"/*/; do
+		[[ -d $v && ! -L ${v%/} ]] || continue
+		v=$(basename "$v")
+		echo "removing $DKMS_MOD/$v from the DKMS tree"
+		dkms remove -m "$DKMS_MOD" -v "$v" --all || rc=1
+	done
+	((rc)) || rm -f "$DKMS_MARK"
+	return "$rc"
+}
+
+# dkms_kernels: the installed 6.12 kernel releases with headers.
+dkms_kernels() {
+	local d
+	for d in /lib/modules/6.12.*; do
+		[[ -e $d/build/include ]] && basename "$d"
+	done
+	return 0
+}
+
+# dkms_module_of KVER: the module file DKMS installed for KVER.
+dkms_module_of() {
+	local f
+	for f in /lib/modules/"$1"/updates/dkms/ib_srpt.ko{,.xz,.zst,.gz}; do
+		[[ -f $f ]] && { echo "$f"; return 0; }
+	done
+	return 1
+}
+
+# build_id FILE: the GNU build ID of a module file in hex.
+build_id() {
+	readelf -n "$1" 2>/dev/null | sed -n 's/.*Build ID: *//p'
+}
+
+# dkms_check_installed KVER VERSION: DKMS's module for KVER is installed,
+# is the one modprobe finds, and has VERSION.
+dkms_check_installed() {
+	local k=$1 want=$2 f got
+	f=$(dkms_module_of "$k") || { echo "$k: no ib_srpt.ko in updates/dkms"; return 1; }
+	got=$(modinfo -k "$k" -n ib_srpt)
+	[[ $got == "$f" ]] || { echo "$k: modprobe would load $got, not $f"; return 1; }
+	got=$(modinfo -F version "$f")
+	[[ $got == "$want" ]] || { echo "$k: $f has version $got, not $want"; return 1; }
+	dkms status -m "$DKMS_MOD" -v "$want" -k "$k" | grep ': installed' >/dev/null ||
+		{ echo "$k: dkms status: $(dkms status -m "$DKMS_MOD" -k "$k")"; return 1; }
+	echo "$k: $f, version $got"
+}
+
+dkms_stage_run() {
+	local ver hver cver deb k ko first tmp rel
+	local -a kernels
+	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+	hver=$(sed -n 's/^#define SRPT_VERSION[[:space:]]*"\(.*\)"/\1/p' ib_srpt.h)
+	cver=$(dpkg-parsechangelog -SVersion)
+	echo "versions: dkms.conf $ver, ib_srpt.h $hver, debian/changelog $cver"
+	[[ -n $ver && $ver == "$hver" && ${cver%-*} == "$ver" ]] ||
+		{ echo "the three versions differ"; return 1; }
+	mapfile -t kernels < <(dkms_kernels)
+	((${#kernels[@]})) || { echo "no 6.12 kernel with headers in /lib/modules"; return 1; }
+	echo "6.12 kernels with headers: ${kernels[*]}"
+
+	echo "== make deb (${SECONDS}s)"
+	make deb || return
+	deb=build/deb/${DKMS_PKG}_${ver}_all.deb
+	[[ -f $deb ]] || { echo "$deb not built"; return 1; }
+	# (grep without -q reads to the end: no SIGPIPE for dpkg-deb)
+	dpkg-deb -c "$deb" | grep "usr/share/doc/$DKMS_PKG/examples/ib_srpt.conf" ||
+		{ echo "$deb lacks the modprobe.d example"; return 1; }
+
+	echo "== apt-get install ./$deb (${SECONDS}s)"
+	touch "$DKMS_MARK"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		-o DPkg::Lock::Timeout=600 "./$deb" || return
+	for k in "${kernels[@]}"; do
+		dkms_check_installed "$k" "$ver" || return
+	done
+	# 18-modprobe-conf (guest stage) tests the repository's copy.
+	cmp "/usr/share/doc/$DKMS_PKG/examples/ib_srpt.conf" Documentation/modprobe.d/ib_srpt.conf ||
+		return
+
+	# What a kernel update does: the new headers package runs the
+	# header_postinst.d hooks with its release; DKMS's hook installs every
+	# AUTOINSTALL module for it.
+	first=${kernels[0]}
+	echo "== kernel update hook for $first (${SECONDS}s)"
+	dkms uninstall -m "$DKMS_MOD" -v "$ver" -k "$first" || return
+	if ko=$(dkms_module_of "$first"); then
+		echo "$ko still there after dkms uninstall"
+		return 1
+	fi
+	run-parts --report --exit-on-error --arg="$first" /etc/kernel/header_postinst.d || return
+	dkms_check_installed "$first" "$ver" || return
+
+	echo "== guest with DKMS's module for $first (${SECONDS}s)"
+	rel=$(kver_of "$(find_kdir)")
+	if [[ $rel != "$first" ]]; then
+		# The guest boots the release of find_kdir.
+		dkms_check_installed "$rel" "$ver" || return
+		first=$rel
+	fi
+	ko=$(dkms_module_of "$first")
+	tmp=$CHECK_DIR/dkms-ib_srpt.ko
+	case $ko in
+	*.xz) xz -dc "$ko" >"$tmp" ;;
+	*.zst) zstd -dcq "$ko" >"$tmp" ;;
+	*.gz) gzip -dc "$ko" >"$tmp" ;;
+	*) cp "$ko" "$tmp" ;;
+	esac
+	echo "booting $ko: $(modinfo -F signer "$tmp"), build ID $(build_id "$tmp")"
+	KO=$tmp VM_RUN_DIR=$DKMS_GUEST_DIR VM_TIMEOUT=900 \
+		tools/testing/vm.sh run 02-login-smoke || return
+
+	echo "== apt-get purge $DKMS_PKG (${SECONDS}s)"
+	DEBIAN_FRONTEND=noninteractive apt-get purge -y -q \
+		-o DPkg::Lock::Timeout=600 "$DKMS_PKG" || return
+	for k in "${kernels[@]}"; do
+		if ko=$(dkms_module_of "$k"); then
+			echo "$ko is still there after the purge"
+			return 1
+		fi
+		echo "$k: modprobe ib_srpt now loads $(modinfo -k "$k" -n ib_srpt 2>&1)"
+	done
+	[[ ! -e /usr/src/$DKMS_MOD-$ver ]] || { echo "/usr/src/$DKMS_MOD-$ver is still there"; return 1; }
+	[[ ! -e /var/lib/dkms/$DKMS_MOD ]] || { echo "/var/lib/dkms/$DKMS_MOD is still there"; return 1; }
+	rm -f "$DKMS_MARK"
+
+	echo "== make install / make uninstall into a staging root (${SECONDS}s)"
+	tmp=$(mktemp -d)
+	# -o modules: install the module the build stage made as it is.
+	make -o modules install INSTALL_MOD_PATH="$tmp" >/dev/null || { rm -rf "$tmp"; return 1; }
+	ls "$tmp"/lib/modules/*/updates/ib_srpt.ko* || { rm -rf "$tmp"; return 1; }
+	make uninstall INSTALL_MOD_PATH="$tmp" || { rm -rf "$tmp"; return 1; }
+	if ls "$tmp"/lib/modules/*/updates/ib_srpt.ko* 2>/dev/null; then
+		echo "make uninstall left the module"
+		rm -rf "$tmp"
+		return 1
+	fi
+	rm -rf "$tmp"
+}
+
+# dkms_stage: dkms_stage_run between two cleanups, under a lock (the
+# package is machine-wide), as root.
+dkms_stage() {
+	local rc=0 c
+	if ((EUID != 0)); then
+		echo "the dkms stage installs a package: run it as root"
+		[[ ${CI:-} == true ]] && return 1
+		return 77
+	fi
+	for c in dkms dpkg-buildpackage dh_dkms; do
+		command -v "$c" >/dev/null || { echo "$c is not installed (dkms, debhelper, dh-dkms)"; return 1; }
+	done
+	mkdir -p "$CACHE"
+	exec 7>"$CACHE/.dkms-stage.lock"
+	flock 7
+	if { dkms_pkg_present || [[ -e /var/lib/dkms/$DKMS_MOD ]]; } && [[ ! -f $DKMS_MARK ]]; then
+		echo "$DKMS_PKG or DKMS module $DKMS_MOD is installed on this machine, not by make check: remove it first"
+		exec 7>&-
+		return 1
+	fi
+	dkms_cleanup || rc=1
+	((rc)) || dkms_stage_run || rc=$?
+	dkms_cleanup || rc=1
+	exec 7>&-
+	return "$rc"
+}
+
 GUEST_DIR=$CHECK_DIR/guest
 guest() {
 	VM_TIMEOUT=${VM_TIMEOUT:-3600} VM_RUN_DIR=$GUEST_DIR tools/testing/vm.sh run
@@ -367,6 +567,14 @@ main() {
 	want_stage harness && stage harness harness_selftest
 	want_stage in-tree && stage in-tree in_tree
 	want_stage kunit && stage -s "$KUNIT_SUB" kunit kunit
+	if want_stage dkms; then
+		if ((BUILD_OK)); then
+			stage dkms dkms_stage
+		else
+			record "FAIL dkms"
+			echo "FAIL dkms (not run: the build failed)"
+		fi
+	fi
 	if want_stage guest; then
 		if ((BUILD_OK)); then
 			stage -s "$GUEST_DIR/out/results.txt" guest guest
