@@ -482,9 +482,9 @@ static int step_login(struct rt *r, char **tok, int n)
 	snprintf(o.dst, sizeof(o.dst), "%s", g_cfg.dst);
 	snprintf(o.src, sizeof(o.src), "%s", g_cfg.src);
 	o.port = g_cfg.port;
-	o.iu_len = g_cfg.max_req;
-	memcpy(o.init_id, g_cfg.init_id, 16);
-	memcpy(o.tgt_id, g_cfg.tgt_id, 16);
+	o.login.iu_len = g_cfg.max_req;
+	memcpy(o.login.init_id, g_cfg.init_id, 16);
+	memcpy(o.login.tgt_id, g_cfg.tgt_id, 16);
 	kv_init(&k, tok, n);
 
 #define LNUM(key, field) do {						\
@@ -494,17 +494,17 @@ static int step_login(struct rt *r, char **tok, int n)
 			field = v;					\
 	} while (0)
 	if (kv_has(&k, "multi"))
-		o.flags |= SRPW_MULTICHAN_MULTI;
+		o.login.flags |= SRPW_MULTICHAN_MULTI;
 	if (kv_has(&k, "imm")) {
-		o.flags |= SRPW_IMMED_REQUESTED;
-		o.imm_off = 68;
+		o.login.flags |= SRPW_IMMED_REQUESTED;
+		o.login.imm_off = 68;
 	}
-	LNUM("tag", o.tag);
-	LNUM("buf_fmt", o.buf_fmt);
-	LNUM("flags", o.flags);
-	LNUM("opcode", o.opcode);
-	LNUM("iu_len", o.iu_len);
-	LNUM("imm_off", o.imm_off);
+	LNUM("tag", o.login.tag);
+	LNUM("buf_fmt", o.login.buf_fmt);
+	LNUM("flags", o.login.flags);
+	LNUM("opcode", o.login.opcode);
+	LNUM("iu_len", o.login.iu_len);
+	LNUM("imm_off", o.login.imm_off);
 	LNUM("pdlen", o.pdlen);
 	LNUM("rnr", o.rnr_retry);
 	LNUM("retry", o.retry);
@@ -520,11 +520,11 @@ static int step_login(struct rt *r, char **tok, int n)
 	LNUM("port", o.port);
 	LNUM("count", count);
 	LNUM("tmo", tmo);
-	if ((s = kv_get(&k, "init_id")) && parse_id16(s, o.init_id)) {
+	if ((s = kv_get(&k, "init_id")) && parse_id16(s, o.login.init_id)) {
 		rt_fail(r, "bad init_id=%s", s);
 		return -1;
 	}
-	if ((s = kv_get(&k, "tgt_id")) && parse_id16(s, o.tgt_id)) {
+	if ((s = kv_get(&k, "tgt_id")) && parse_id16(s, o.login.tgt_id)) {
 		rt_fail(r, "bad tgt_id=%s", s);
 		return -1;
 	}
@@ -1432,12 +1432,12 @@ static int health(int idx, char *err, size_t errlen)
 	snprintf(o.dst, sizeof(o.dst), "%s", g_cfg.dst);
 	snprintf(o.src, sizeof(o.src), "%s", g_cfg.src);
 	o.port = g_cfg.port;
-	o.iu_len = g_cfg.max_req;
+	o.login.iu_len = g_cfg.max_req;
 	o.nrecv = 32;
 	o.nslot = 16;
 	o.dsz = 64 << 10;
-	memcpy(o.init_id, g_cfg.init_id, 16);
-	memcpy(o.tgt_id, g_cfg.tgt_id, 16);
+	memcpy(o.login.init_id, g_cfg.init_id, 16);
+	memcpy(o.login.tgt_id, g_cfg.tgt_id, 16);
 	if (conn_start(c, &o, err, errlen))
 		goto out;
 	conn_wait_login(c, g_cfg.tmo);
