@@ -1609,13 +1609,28 @@ static int read_sysfs(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* Counts of the run's verdicts. */
+struct tally {
+	int npass, nfail, nskip, nknown;
+	int unhealthy;          /* failed health checks in a row */
+	char known[8192];       /* the stock-known-bad cases */
+};
+
+static void append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t size, const char *fmt, ...)
 {
-	int opt, i, list = 0, npass = 0, nfail = 0, nskip = 0, nknown = 0, unhealthy = 0;
-	char buf[128];
-	const char *initid = "0x0000000000000001000000000000abcd";
-	uint64_t t0 = now_ms();
-	char known[8192] = "";
+	size_t n = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+/* parse_args: options into g_cfg, *INITID and *LIST; exits on a bad one */
+static int parse_args(int argc, char **argv, const char **initid, int *list)
+{
+	int opt;
 
 	g_cfg.port = 5555;
 	g_cfg.tmo = 3000;
@@ -1629,7 +1644,7 @@ int main(int argc, char **argv)
 		case 'p': g_cfg.port = atoi(optarg); break;
 		case 's': snprintf(g_cfg.src, sizeof(g_cfg.src), "%s", optarg); break;
 		case 'g': g_cfg.guid = strtoull(optarg, NULL, 16); break;
-		case 'i': initid = optarg; break;
+		case 'i': *initid = optarg; break;
 		case 'm': g_cfg.max_req = strtoul(optarg, NULL, 0); break;
 		case 't': g_cfg.tmo = atoi(optarg); break;
 		case 'n': g_cfg.none_ms = atoi(optarg); break;
@@ -1637,7 +1652,7 @@ int main(int argc, char **argv)
 			subres = fopen(optarg, "a");
 			if (!subres) {
 				perror(optarg);
-				return 2;
+				return -1;
 			}
 			break;
 		case 'S': g_cfg.stock = 1; break;
@@ -1645,24 +1660,35 @@ int main(int argc, char **argv)
 		case 'M': snprintf(g_cfg.mode, sizeof(g_cfg.mode), "%s", optarg); break;
 		case 'H': g_cfg.health = 0; break;
 		case 'k': g_cfg.keep_going = 1; break;
-		case 'l': list = 1; break;
+		case 'l': *list = 1; break;
 		case 'v': g_verbose++; break;
 		default: usage();
 		}
 	}
 	if (optind >= argc || (strcmp(g_cfg.mode, "ring") && strcmp(g_cfg.mode, "srq")))
 		usage();
-	if (load_cases(argv[optind]))
-		return 2;
-	if (list) {
-		for (i = 0; i < ncases; i++)
-			printf("%s%s%s%s%s\n", cases[i].name, cases[i].stock[0] ? " stock=" : "",
-			       cases[i].stock, cases[i].mode[0] ? " mode=" : "", cases[i].mode);
-		printf("%d cases\n", ncases);
-		return 0;
-	}
-	if (!g_cfg.dst[0])
-		usage();
+	return 0;
+}
+
+static int list_cases(void)
+{
+	int i;
+
+	for (i = 0; i < ncases; i++)
+		printf("%s%s%s%s%s\n", cases[i].name, cases[i].stock[0] ? " stock=" : "",
+		       cases[i].stock, cases[i].mode[0] ? " mode=" : "", cases[i].mode);
+	printf("%d cases\n", ncases);
+	return 0;
+}
+
+/*
+ * target_params: GUID and srp_max_req_size (options, else the loaded
+ * module's parameters), our port IDs, and $GUID/$MAXREQ for the cases.
+ */
+static int target_params(const char *initid)
+{
+	char buf[128];
+
 	if (!g_cfg.guid && !read_sysfs("/sys/module/ib_srpt/parameters/srpt_service_guid", buf, sizeof(buf)))
 		g_cfg.guid = strtoull(buf, NULL, 16);
 	if (!g_cfg.max_req && !read_sysfs("/sys/module/ib_srpt/parameters/srp_max_req_size", buf, sizeof(buf)))
@@ -1671,7 +1697,7 @@ int main(int argc, char **argv)
 		g_cfg.max_req = 8260;
 	if (parse_hex(initid, g_cfg.init_id, 16) != 16) {
 		fprintf(stderr, "bad initiator port ID %s\n", initid);
-		return 2;
+		return -1;
 	}
 	put_be64(g_cfg.tgt_id, g_cfg.guid);
 	put_be64(g_cfg.tgt_id + 8, g_cfg.guid);
@@ -1679,104 +1705,146 @@ int main(int argc, char **argv)
 	setenv("GUID", buf, 1);
 	snprintf(buf, sizeof(buf), "%u", g_cfg.max_req);
 	setenv("MAXREQ", buf, 1);
-	if (cm_init())
+	return 0;
+}
+
+/*
+ * case_left_out: whether case K does not run: not selected, for the other
+ * receive mode, or (reported here) after the target stayed unhealthy or as
+ * a stock=crash case in stock mode.
+ */
+static int case_left_out(struct kase *k, struct tally *t, int nsel, char **sel)
+{
+	if (!selected(k, nsel, sel))
+		return 1;
+	if (k->mode[0] && strcmp(k->mode, g_cfg.mode)) {
+		vlog("%s: only for mode=%s", k->name, k->mode);
+		return 1;
+	}
+	if (t->unhealthy >= 2 && !g_cfg.keep_going) {
+		report("FAIL", k->name, "not run: the target stayed unhealthy", 0);
+		t->nfail++;
+		return 1;
+	}
+	if (g_cfg.stock && !strcmp(k->stock, "crash") && !g_cfg.force) {
+		report("SKIP", k->name, "stock-known-bad: crashes or wedges the stock target", 0);
+		t->nskip++;
+		t->nknown++;
+		append(t->known, sizeof(t->known), " %.95s(crash)", k->name);
+		return 1;
+	}
+	return 0;
+}
+
+/* health_after: the health check after case IDX, once more after 2 s */
+static void health_after(int idx, struct tally *t, char *herr, size_t len)
+{
+	char h2[1024];
+
+	if (!health(idx, herr, len)) {
+		t->unhealthy = 0;
+		return;
+	}
+	pump(2000);
+	if (health(idx, h2, sizeof(h2)))
+		t->unhealthy++;
+	else
+		append(herr, len, " (recovered after 2 s)");
+}
+
+/* known_bad: the stock target is known to fail case K (stock mode) */
+static int known_bad(const struct kase *k)
+{
+	return g_cfg.stock && !strcmp(k->stock, "bad");
+}
+
+/* report_failure: a failed case (ERR) as KNOWN in stock mode, else FAIL */
+static void report_failure(struct kase *k, struct tally *t, const char *err, uint64_t ms)
+{
+	char w[1100];
+
+	if (known_bad(k)) {
+		snprintf(w, sizeof(w), "stock-known-bad: %s", err);
+		report("KNOWN", k->name, w, ms);
+		t->nknown++;
+		append(t->known, sizeof(t->known), " %.95s", k->name);
+	} else {
+		report("FAIL", k->name, err, ms);
+		t->nfail++;
+	}
+}
+
+/* run_one: case IDX, the health check after it, new kernel log splats */
+static void run_one(struct kase *k, int idx, struct tally *t)
+{
+	char err[1024] = "", herr[1024] = "", kerr[1024] = "";
+	int ret, skip = 0;
+	uint64_t t0 = now_ms();
+
+	printf("...... %s\n", k->name);
+	fflush(stdout);
+	kmsg_check(kerr, sizeof(kerr)); /* drop older lines */
+	kerr[0] = 0;
+	ret = run_case(k, idx, err, sizeof(err), &skip);
+	if (g_cfg.health && !skip)
+		health_after(idx, t, herr, sizeof(herr));
+	kmsg_check(kerr, sizeof(kerr));
+	if (!ret && !herr[0] && kerr[0] == 0) {
+		report("PASS", k->name, known_bad(k) ? "marked stock-known-bad but passed" : "",
+		       now_ms() - t0);
+		t->npass++;
+		return;
+	}
+	if (skip) {
+		report("SKIP", k->name, err, now_ms() - t0);
+		t->nskip++;
+		return;
+	}
+	if (herr[0])
+		append(err, sizeof(err), "%starget unhealthy after case: %s", err[0] ? "; " : "", herr);
+	if (kerr[0])
+		append(err, sizeof(err), "%s%s", err[0] ? "; " : "", kerr);
+	report_failure(k, t, err, now_ms() - t0);
+}
+
+static int summary(const struct tally *t, uint64_t t0)
+{
+	if (g_cfg.stock)
+		printf("stock-known-bad (%d):%s\n", t->nknown, t->known);
+	printf("srp-hostile: %d passed, %d failed, %d skipped, %d stock-known-bad, %llu s\n",
+	       t->npass, t->nfail, t->nskip, t->nknown, (unsigned long long)(now_ms() - t0) / 1000);
+	printf("%d passed, %d failed\n", t->npass, t->nfail);
+	return t->nfail ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *initid = "0x0000000000000001000000000000abcd";
+	static struct tally t;
+	uint64_t t0 = now_ms();
+	char err[1024];
+	int list = 0, i;
+
+	if (parse_args(argc, argv, &initid, &list) || load_cases(argv[optind]))
+		return 2;
+	if (list)
+		return list_cases();
+	if (!g_cfg.dst[0])
+		usage();
+	if (target_params(initid) || cm_init())
 		return 2;
 	kmsg_open();
 	printf("srp-hostile: target %s:%d guid 0x%016llx srp_max_req_size %u, %s mode, %d cases%s\n",
 	       g_cfg.dst, g_cfg.port, (unsigned long long)g_cfg.guid, g_cfg.max_req, g_cfg.mode,
 	       ncases, g_cfg.stock ? " (stock mode)" : "");
 	fflush(stdout);
-
-	if (g_cfg.health) {
-		char err[1024];
-
-		if (health(0, err, sizeof(err))) {
-			printf("FATAL: target not usable before the first case: %s\n", err);
-			return 1;
-		}
+	if (g_cfg.health && health(0, err, sizeof(err))) {
+		printf("FATAL: target not usable before the first case: %s\n", err);
+		return 1;
 	}
-
-	for (i = 0; i < ncases; i++) {
-		struct kase *k = &cases[i];
-		char err[1024] = "", herr[1024] = "", kerr[1024] = "";
-		int ret, skip = 0, known_bad;
-		uint64_t t = now_ms();
-
-		if (!selected(k, argc - optind - 1, argv + optind + 1))
-			continue;
-		if (k->mode[0] && strcmp(k->mode, g_cfg.mode)) {
-			vlog("%s: only for mode=%s", k->name, k->mode);
-			continue;
-		}
-		known_bad = g_cfg.stock && !strcmp(k->stock, "bad");
-		if (unhealthy >= 2 && !g_cfg.keep_going) {
-			report("FAIL", k->name, "not run: the target stayed unhealthy", 0);
-			nfail++;
-			continue;
-		}
-		if (g_cfg.stock && !strcmp(k->stock, "crash") && !g_cfg.force) {
-			report("SKIP", k->name, "stock-known-bad: crashes or wedges the stock target", 0);
-			nskip++;
-			nknown++;
-			snprintf(known + strlen(known), sizeof(known) - strlen(known), " %.95s(crash)", k->name);
-			continue;
-		}
-		printf("...... %s\n", k->name);
-		fflush(stdout);
-		kmsg_check(kerr, sizeof(kerr)); /* drop older lines */
-		kerr[0] = 0;
-		ret = run_case(k, i, err, sizeof(err), &skip);
-		if (g_cfg.health && !skip) {
-			if (health(i, herr, sizeof(herr))) {
-				char h2[1024];
-
-				pump(2000);
-				if (health(i, h2, sizeof(h2))) {
-					unhealthy++;
-				} else {
-					snprintf(herr + strlen(herr), sizeof(herr) - strlen(herr),
-						 " (recovered after 2 s)");
-				}
-			} else {
-				unhealthy = 0;
-			}
-		}
-		kmsg_check(kerr, sizeof(kerr));
-		if (!ret && !herr[0] && kerr[0] == 0) {
-			if (known_bad)
-				report("PASS", k->name, "marked stock-known-bad but passed", now_ms() - t);
-			else
-				report("PASS", k->name, "", now_ms() - t);
-			npass++;
-			continue;
-		}
-		if (skip) {
-			report("SKIP", k->name, err, now_ms() - t);
-			nskip++;
-			continue;
-		}
-		if (herr[0])
-			snprintf(err + strlen(err), sizeof(err) - strlen(err), "%starget unhealthy after case: %s",
-				 err[0] ? "; " : "", herr);
-		if (kerr[0])
-			snprintf(err + strlen(err), sizeof(err) - strlen(err), "%s%s", err[0] ? "; " : "", kerr);
-		if (known_bad) {
-			char w[1100];
-
-			snprintf(w, sizeof(w), "stock-known-bad: %s", err);
-			report("KNOWN", k->name, w, now_ms() - t);
-			nknown++;
-			snprintf(known + strlen(known), sizeof(known) - strlen(known), " %.95s", k->name);
-		} else {
-			report("FAIL", k->name, err, now_ms() - t);
-			nfail++;
-		}
-	}
+	for (i = 0; i < ncases; i++)
+		if (!case_left_out(&cases[i], &t, argc - optind - 1, argv + optind + 1))
+			run_one(&cases[i], i, &t);
 	conn_destroy_all();
-	if (g_cfg.stock)
-		printf("stock-known-bad (%d):%s\n", nknown, known);
-	printf("srp-hostile: %d passed, %d failed, %d skipped, %d stock-known-bad, %llu s\n",
-	       npass, nfail, nskip - (g_cfg.stock ? 0 : 0), nknown, (unsigned long long)(now_ms() - t0) / 1000);
-	printf("%d passed, %d failed\n", npass, nfail);
-	return nfail ? 1 : 0;
+	return summary(&t, t0);
 }
