@@ -56,6 +56,7 @@ struct rt {
 	char err[1024];
 	int skip;
 	uint32_t seed;
+	const char *rest;       /* the current step's text after its name */
 };
 
 static void rt_fail(struct rt *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -468,116 +469,162 @@ static int do_io(struct conn *c, uint64_t lba, uint64_t blocks, uint32_t seed, c
 
 /* ---- steps ---- */
 
-static int step_login(struct rt *r, char **tok, int n)
+/* run_login_opts: the defaults of this run's logins (target, port IDs) */
+static void run_login_opts(struct login_opts *o)
 {
-	struct kvs k;
-	struct login_opts o;
-	struct evalctx x = { 0 };
-	const char *s, *want = "ok";
-	uint64_t v, count = 1, tmo = g_cfg.tmo;
-	int nowait = 0, i;
-	char err[512];
+	login_defaults(o);
+	snprintf(o->dst, sizeof(o->dst), "%s", g_cfg.dst);
+	snprintf(o->src, sizeof(o->src), "%s", g_cfg.src);
+	o->port = g_cfg.port;
+	o->login.iu_len = g_cfg.max_req;
+	memcpy(o->login.init_id, g_cfg.init_id, 16);
+	memcpy(o->login.tgt_id, g_cfg.tgt_id, 16);
+}
 
-	login_defaults(&o);
-	snprintf(o.dst, sizeof(o.dst), "%s", g_cfg.dst);
-	snprintf(o.src, sizeof(o.src), "%s", g_cfg.src);
-	o.port = g_cfg.port;
-	o.login.iu_len = g_cfg.max_req;
-	memcpy(o.login.init_id, g_cfg.init_id, 16);
-	memcpy(o.login.tgt_id, g_cfg.tgt_id, 16);
-	kv_init(&k, tok, n);
+/* A login step: the options, how many logins, and the answer awaited. */
+struct login_step {
+	struct login_opts o;
+	uint64_t count, tmo;
+	const char *want;
+	int nowait;
+};
+
+/* login_numbers: the numeric options of a login step, in table order */
+static int login_numbers(struct rt *r, struct kvs *k, struct login_step *ls)
+{
+	struct login_opts *o = &ls->o;
+	struct evalctx x = { 0 };
+	uint64_t v;
 
 #define LNUM(key, field) do {						\
-		if (kv_num(&k, &x, key, &v, r->err, sizeof(r->err)) < 0)	\
+		if (kv_num(k, &x, key, &v, r->err, sizeof(r->err)) < 0)	\
 			return -1;					\
-		if (kv_has(&k, key))					\
+		if (kv_has(k, key))					\
 			field = v;					\
 	} while (0)
-	if (kv_has(&k, "multi"))
-		o.login.flags |= SRPW_MULTICHAN_MULTI;
-	if (kv_has(&k, "imm")) {
-		o.login.flags |= SRPW_IMMED_REQUESTED;
-		o.login.imm_off = 68;
+	LNUM("tag", o->login.tag);
+	LNUM("buf_fmt", o->login.buf_fmt);
+	LNUM("flags", o->login.flags);
+	LNUM("opcode", o->login.opcode);
+	LNUM("iu_len", o->login.iu_len);
+	LNUM("imm_off", o->login.imm_off);
+	LNUM("pdlen", o->pdlen);
+	LNUM("rnr", o->rnr_retry);
+	LNUM("retry", o->retry);
+	LNUM("resp_res", o->resp_res);
+	LNUM("init_depth", o->init_depth);
+	LNUM("recv", o->nrecv);
+	LNUM("rsz", o->rsz);
+	LNUM("slots", o->nslot);
+	LNUM("ssz", o->ssz);
+	LNUM("data", o->dsz);
+	LNUM("repost", o->repost);
+	LNUM("autocred", o->auto_cred);
+	LNUM("port", o->port);
+	LNUM("count", ls->count);
+	LNUM("tmo", ls->tmo);
+#undef LNUM
+	return 0;
+}
+
+/* login_pokes: @OFF=BYTE overrides of the login's private data */
+static int login_pokes(struct rt *r, struct kvs *k, struct login_opts *o)
+{
+	struct evalctx x = { 0 };
+	uint64_t off, v;
+	char key[32];
+	int i;
+
+	for (i = 0; i < k->n; i++) {
+		if (k->key[i][0] != '@')
+			continue;
+		k->used[i] = 1;
+		snprintf(key, sizeof(key), "%.*s", k->klen[i] - 1, k->key[i] + 1);
+		if (o->npoke >= 16 || eval(&x, key, &off) || !k->val[i] || eval(&x, k->val[i], &v)) {
+			rt_fail(r, "bad login override %s", k->key[i]);
+			return -1;
+		}
+		o->poke_off[o->npoke] = (int)off;
+		o->poke_val[o->npoke++] = (uint8_t)v;
 	}
-	LNUM("tag", o.login.tag);
-	LNUM("buf_fmt", o.login.buf_fmt);
-	LNUM("flags", o.login.flags);
-	LNUM("opcode", o.login.opcode);
-	LNUM("iu_len", o.login.iu_len);
-	LNUM("imm_off", o.login.imm_off);
-	LNUM("pdlen", o.pdlen);
-	LNUM("rnr", o.rnr_retry);
-	LNUM("retry", o.retry);
-	LNUM("resp_res", o.resp_res);
-	LNUM("init_depth", o.init_depth);
-	LNUM("recv", o.nrecv);
-	LNUM("rsz", o.rsz);
-	LNUM("slots", o.nslot);
-	LNUM("ssz", o.ssz);
-	LNUM("data", o.dsz);
-	LNUM("repost", o.repost);
-	LNUM("autocred", o.auto_cred);
-	LNUM("port", o.port);
-	LNUM("count", count);
-	LNUM("tmo", tmo);
-	if ((s = kv_get(&k, "init_id")) && parse_id16(s, o.login.init_id)) {
+	return 0;
+}
+
+/* login_parse: a login step's arguments into LS */
+static int login_parse(struct rt *r, char **tok, int n, struct login_step *ls)
+{
+	struct login_opts *o = &ls->o;
+	struct kvs k;
+	const char *s;
+
+	run_login_opts(o);
+	ls->count = 1;
+	ls->tmo = g_cfg.tmo;
+	kv_init(&k, tok, n);
+	if (kv_has(&k, "multi"))
+		o->login.flags |= SRPW_MULTICHAN_MULTI;
+	if (kv_has(&k, "imm")) {
+		o->login.flags |= SRPW_IMMED_REQUESTED;
+		o->login.imm_off = 68;
+	}
+	if (login_numbers(r, &k, ls))
+		return -1;
+	if ((s = kv_get(&k, "init_id")) && parse_id16(s, o->login.init_id)) {
 		rt_fail(r, "bad init_id=%s", s);
 		return -1;
 	}
-	if ((s = kv_get(&k, "tgt_id")) && parse_id16(s, o.login.tgt_id)) {
+	if ((s = kv_get(&k, "tgt_id")) && parse_id16(s, o->login.tgt_id)) {
 		rt_fail(r, "bad tgt_id=%s", s);
 		return -1;
 	}
 	if ((s = kv_get(&k, "src")))
-		snprintf(o.src, sizeof(o.src), "%s", s);
+		snprintf(o->src, sizeof(o->src), "%s", s);
 	if ((s = kv_get(&k, "dst")))
-		snprintf(o.dst, sizeof(o.dst), "%s", s);
-	if ((s = kv_get(&k, "want")))
-		want = s;
-	if (kv_has(&k, "nowait"))
-		nowait = 1;
-	for (i = 0; i < k.n; i++)
-		if (k.key[i][0] == '@') {
-			uint64_t off;
-			char key[32];
-
-			k.used[i] = 1;
-			snprintf(key, sizeof(key), "%.*s", k.klen[i] - 1, k.key[i] + 1);
-			if (o.npoke >= 16 || eval(&x, key, &off) || !k.val[i] || eval(&x, k.val[i], &v)) {
-				rt_fail(r, "bad login override %s", k.key[i]);
-				return -1;
-			}
-			o.poke_off[o.npoke] = (int)off;
-			o.poke_val[o.npoke++] = (uint8_t)v;
-		}
-	if (kv_unused(&k, r->err, sizeof(r->err)))
+		snprintf(o->dst, sizeof(o->dst), "%s", s);
+	s = kv_get(&k, "want");
+	ls->want = s ? s : "ok";
+	ls->nowait = kv_has(&k, "nowait");
+	if (login_pokes(r, &k, o))
 		return -1;
+	return kv_unused(&k, r->err, sizeof(r->err));
+}
 
-	for (i = 0; i < (int)count; i++) {
-		struct conn *c = conn_alloc();
-		char got[256];
+/* login_one: start login I of LS and, unless nowait, check its answer */
+static int login_one(struct rt *r, const struct login_step *ls, int i)
+{
+	struct conn *c = conn_alloc();
+	char err[512], got[256];
 
-		if (!c) {
-			rt_fail(r, "too many connections");
-			return -1;
-		}
-		rt_add(r, c);
-		if (conn_start(c, &o, err, sizeof(err))) {
-			snprintf(c->failwhy, sizeof(c->failwhy), "%.150s", err);
-			if (nowait)
-				continue;
-		}
-		if (nowait)
-			continue;
-		if (c->st == CS_CONNECTING)
-			conn_wait_login(c, (int)tmo);
-		login_outcome(c, got, sizeof(got));
-		vlog("c%d: login -> %s", c->idx, got);
-		if (!want_match(want, got)) {
-			rt_fail(r, "login %d/%d: expected %s, got %s", i + 1, (int)count, want, got);
-			return -1;
-		}
+	if (!c) {
+		rt_fail(r, "too many connections");
+		return -1;
 	}
+	rt_add(r, c);
+	if (conn_start(c, &ls->o, err, sizeof(err)))
+		snprintf(c->failwhy, sizeof(c->failwhy), "%.150s", err);
+	if (ls->nowait)
+		return 0;
+	if (c->st == CS_CONNECTING)
+		conn_wait_login(c, (int)ls->tmo);
+	login_outcome(c, got, sizeof(got));
+	vlog("c%d: login -> %s", c->idx, got);
+	if (!want_match(ls->want, got)) {
+		rt_fail(r, "login %d/%d: expected %s, got %s", i + 1, (int)ls->count, ls->want, got);
+		return -1;
+	}
+	return 0;
+}
+
+static int step_login(struct rt *r, char **tok, int n)
+{
+	struct login_step ls;
+	int i;
+
+	if (login_parse(r, tok, n, &ls))
+		return -1;
+	for (i = 0; i < (int)ls.count; i++)
+		if (login_one(r, &ls, i))
+			return -1;
 	return 0;
 }
 
@@ -1014,161 +1061,215 @@ static int rsp_match(struct rt *r, struct alt *a, const struct ev *e, uint64_t t
 	return 1;
 }
 
-static int step_expect(struct rt *r, char **tok, int n)
-{
+/* An expect step: its alternatives and what they wait for. */
+struct expect {
 	struct alt alts[8];
-	int na = 0, i, j, has_none = 0, has_tagged = 0, has_cred = 0, has_any_iu = 0, has_tlo = 0;
-	uint64_t ms = 0, end, tag;
-	struct conn *c;
-	struct evalctx x = { .c = r->cur };
-	char got[1024] = "", expd[512] = "";
-	const char *cs = NULL;
+	int na;
+	uint64_t ms, tag;
+	const char *conn;       /* conn= */
+	char expd[512];         /* the expectation as written, for messages */
+	int has_none, has_tagged, has_cred, has_any_iu, has_tlo;
+};
 
-	/* split at "||"; "ms=" and "conn=" apply to the whole step */
-	memset(alts, 0, sizeof(alts));
+/* expect_split: split at "||"; "ms=" and "conn=" apply to the whole step */
+static int expect_split(struct rt *r, char **tok, int n, struct expect *ex, struct evalctx *x)
+{
+	int i;
+
 	for (i = 0; i < n; i++) {
+		struct alt *a = &ex->alts[ex->na];
+
 		if (!strcmp(tok[i], "||")) {
-			if (na < 7)
-				na++;
+			if (ex->na < 7)
+				ex->na++;
 			continue;
 		}
 		if (!strncmp(tok[i], "ms=", 3)) {
-			if (eval(&x, tok[i] + 3, &ms)) {
+			if (eval(x, tok[i] + 3, &ex->ms)) {
 				rt_fail(r, "bad ms=");
 				return -1;
 			}
 			continue;
 		}
 		if (!strncmp(tok[i], "conn=", 5)) {
-			cs = tok[i] + 5;
+			ex->conn = tok[i] + 5;
 			continue;
 		}
-		if (!alts[na].kind[0] && alts[na].ntok == 0 && !strchr(tok[i], '='))
-			snprintf(alts[na].kind, sizeof(alts[na].kind), "%s", tok[i]);
-		else if (alts[na].ntok < MAXTOK)
-			alts[na].tok[alts[na].ntok++] = tok[i];
-		snprintf(expd + strlen(expd), sizeof(expd) - strlen(expd), "%s%s", *expd ? " " : "", tok[i]);
+		if (!a->kind[0] && a->ntok == 0 && !strchr(tok[i], '='))
+			snprintf(a->kind, sizeof(a->kind), "%s", tok[i]);
+		else if (a->ntok < MAXTOK)
+			a->tok[a->ntok++] = tok[i];
+		snprintf(ex->expd + strlen(ex->expd), sizeof(ex->expd) - strlen(ex->expd), "%s%s",
+			 *ex->expd ? " " : "", tok[i]);
 	}
-	na++;
-	if (!strcmp(alts[0].kind, "login"))
-		return step_expect_login(r, alts[0].tok, alts[0].ntok);
-	c = rt_conn(r, cs);
+	ex->na++;
+	return 0;
+}
+
+/* expect_kinds: what the alternatives wait for; the tag= of rsp/tmr */
+static int expect_kinds(struct rt *r, struct expect *ex, struct evalctx *x)
+{
+	int i;
+
+	for (i = 0; i < ex->na; i++) {
+		struct alt *a = &ex->alts[i];
+
+		kv_init(&a->k, a->tok, a->ntok);
+		if (!strcmp(a->kind, "none")) {
+			ex->has_none = 1;
+		} else if (!strcmp(a->kind, "rsp") || !strcmp(a->kind, "tmr")) {
+			const char *t = kv_get(&a->k, "tag");
+
+			if (t && eval(x, t, &ex->tag)) {
+				rt_fail(r, "bad tag=%s", t);
+				return -1;
+			}
+			ex->has_tagged = 1;
+		} else if (!strcmp(a->kind, "cred_req")) {
+			ex->has_cred = 1;
+		} else if (!strcmp(a->kind, "iu")) {
+			ex->has_any_iu = 1;
+		} else if (!strcmp(a->kind, "t_logout")) {
+			ex->has_tlo = 1;
+		} else if (strcmp(a->kind, "disconnect") && strcmp(a->kind, "dead")) {
+			rt_fail(r, "unknown expectation '%s'", a->kind);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * ev_relevant: whether event E decides the step: disconnects always; an
+ * SRP_RSP when it carries the awaited tag (or, for "none", any); a
+ * T_LOGOUT or other IU unless only a disconnect or a credit request is
+ * awaited.
+ */
+static int ev_relevant(const struct expect *ex, const struct ev *e)
+{
+	if (e->type != EV_IU)
+		return 1;
+	if (e->len >= 1 && (e->data[0] == SRPW_CRED_REQ || e->data[0] == SRPW_AER_REQ))
+		return ex->has_cred || ex->has_any_iu;
+	if (e->len >= 16 && e->data[0] == SRPW_RSP)
+		return ex->has_tagged ? get_be64(e->data + 8) == ex->tag :
+					(ex->has_none || ex->has_any_iu);
+	if (e->len >= 1 && e->data[0] == SRPW_T_LOGOUT)
+		return ex->has_tlo || ex->has_none || ex->has_tagged || ex->has_any_iu;
+	return ex->has_none || ex->has_tagged || ex->has_any_iu;
+}
+
+/* alt_matches: whether event E satisfies alternative A; WHY says why not */
+static int alt_matches(struct rt *r, const struct expect *ex, struct alt *a,
+		       const struct ev *e, struct evalctx *x, char *why, size_t wl)
+{
+	const char *s;
+	int j;
+
+	for (j = 0; j < a->k.n; j++)
+		a->k.used[j] = 0;
+	if (!strcmp(a->kind, "disconnect") || !strcmp(a->kind, "dead"))
+		return e->type == EV_DISC || e->type == EV_DEAD;
+	if (e->type != EV_IU)
+		return 0;
+	if (!strcmp(a->kind, "rsp") || !strcmp(a->kind, "tmr"))
+		return e->len >= 16 && e->data[0] == SRPW_RSP &&
+		       get_be64(e->data + 8) == ex->tag &&
+		       rsp_match(r, a, e, ex->tag, why, wl);
+	if (!strcmp(a->kind, "t_logout")) {
+		s = kv_get(&a->k, "reason");
+		return e->len >= 8 && e->data[0] == SRPW_T_LOGOUT &&
+		       (!s || numlist_match(s, get_be32(e->data + 4), x));
+	}
+	if (!strcmp(a->kind, "cred_req"))
+		return e->len >= 1 && e->data[0] == SRPW_CRED_REQ;
+	if (!strcmp(a->kind, "iu")) {
+		s = kv_get(&a->k, "opcode");
+		return e->len >= 1 && (!s || numlist_match(s, e->data[0], x));
+	}
+	return 0;
+}
+
+/* ev_remove: take E off C's event queue and free it */
+static void ev_remove(struct conn *c, struct ev *e)
+{
+	struct ev **pp;
+
+	for (pp = &c->evq; *pp; pp = &(*pp)->next)
+		if (*pp == e) {
+			*pp = e->next;
+			break;
+		}
+	ev_free(e);
+}
+
+/*
+ * expect_event: 1 if event E satisfies an alternative, -1 if it fails the
+ * step, 0 if it does not decide it
+ */
+static int expect_event(struct rt *r, struct expect *ex, struct conn *c,
+			struct ev *e, struct evalctx *x)
+{
+	char why[256] = "", got[1024] = "";
+	int i;
+
+	if (!ev_relevant(ex, e))
+		return 0;
+	for (i = 0; i < ex->na; i++) {
+		if (alt_matches(r, ex, &ex->alts[i], e, x, why, sizeof(why)))
+			return 1;
+	}
+	describe_ev(e, got, sizeof(got));
+	if (why[0])
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), " (%s)", why);
+	if (e->type == EV_DEAD)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), ": %s", c->deadwhy);
+	rt_fail(r, "expected [%s], got %s", ex->expd, got);
+	return -1;
+}
+
+static int step_expect(struct rt *r, char **tok, int n)
+{
+	struct expect ex;
+	struct evalctx x = { .c = r->cur };
+	struct ev *e, *next;
+	struct conn *c;
+	uint64_t end;
+	int ret;
+
+	memset(&ex, 0, sizeof(ex));
+	if (expect_split(r, tok, n, &ex, &x))
+		return -1;
+	if (!strcmp(ex.alts[0].kind, "login"))
+		return step_expect_login(r, ex.alts[0].tok, ex.alts[0].ntok);
+	c = rt_conn(r, ex.conn);
 	if (!c) {
 		rt_fail(r, "expect: no connection");
 		return -1;
 	}
 	x.c = c;
 	r->cur = c;
-	tag = c->last_tag;
-	for (i = 0; i < na; i++) {
-		kv_init(&alts[i].k, alts[i].tok, alts[i].ntok);
-		if (!strcmp(alts[i].kind, "none"))
-			has_none = 1;
-		else if (!strcmp(alts[i].kind, "rsp") || !strcmp(alts[i].kind, "tmr")) {
-			const char *t = kv_get(&alts[i].k, "tag");
-
-			if (t && eval(&x, t, &tag)) {
-				rt_fail(r, "bad tag=%s", t);
-				return -1;
-			}
-			has_tagged = 1;
-		} else if (!strcmp(alts[i].kind, "cred_req"))
-			has_cred = 1;
-		else if (!strcmp(alts[i].kind, "iu"))
-			has_any_iu = 1;
-		else if (!strcmp(alts[i].kind, "t_logout"))
-			has_tlo = 1;
-		else if (strcmp(alts[i].kind, "disconnect") && strcmp(alts[i].kind, "dead")) {
-			rt_fail(r, "unknown expectation '%s'", alts[i].kind);
-			return -1;
-		}
-	}
-	if (!ms)
-		ms = has_none ? (uint64_t)g_cfg.none_ms : (uint64_t)g_cfg.tmo;
-	end = now_ms() + ms;
-	for (;;) {
-		struct ev *e, *next;
-
+	ex.tag = c->last_tag;
+	if (expect_kinds(r, &ex, &x))
+		return -1;
+	if (!ex.ms)
+		ex.ms = ex.has_none ? (uint64_t)g_cfg.none_ms : (uint64_t)g_cfg.tmo;
+	end = now_ms() + ex.ms;
+	do {
 		pump(1);
 		for (e = c->evq; e; e = next) {
-			int relevant = 0, ok = 0;
-			char why[256] = "";
-
 			next = e->next;
-			/*
-			 * Which events decide this step: disconnects always; an
-			 * SRP_RSP when it carries the awaited tag (or, for
-			 * "none", any); a T_LOGOUT or other IU unless only a
-			 * disconnect or a credit request is awaited.
-			 */
-			if (e->type != EV_IU) {
-				relevant = 1;
-			} else if (e->len >= 1 && (e->data[0] == SRPW_CRED_REQ || e->data[0] == SRPW_AER_REQ)) {
-				relevant = has_cred || has_any_iu;
-			} else if (e->len >= 16 && e->data[0] == SRPW_RSP) {
-				relevant = has_tagged ? get_be64(e->data + 8) == tag : (has_none || has_any_iu);
-			} else if (e->len >= 1 && e->data[0] == SRPW_T_LOGOUT) {
-				relevant = has_tlo || has_none || has_tagged || has_any_iu;
-			} else {
-				relevant = has_none || has_tagged || has_any_iu;
-			}
-			if (!relevant)
-				continue;
-			for (i = 0; i < na && !ok; i++) {
-				struct alt *a = &alts[i];
-
-				for (j = 0; j < a->k.n; j++)
-					a->k.used[j] = 0;
-				if (!strcmp(a->kind, "disconnect") || !strcmp(a->kind, "dead")) {
-					ok = e->type == EV_DISC || e->type == EV_DEAD;
-				} else if (e->type != EV_IU) {
-					continue;
-				} else if (!strcmp(a->kind, "rsp") || !strcmp(a->kind, "tmr")) {
-					ok = e->len >= 16 && e->data[0] == SRPW_RSP &&
-					     get_be64(e->data + 8) == tag &&
-					     rsp_match(r, a, e, tag, why, sizeof(why));
-				} else if (!strcmp(a->kind, "t_logout")) {
-					const char *rs = kv_get(&a->k, "reason");
-
-					ok = e->len >= 8 && e->data[0] == SRPW_T_LOGOUT &&
-					     (!rs || numlist_match(rs, get_be32(e->data + 4), &x));
-				} else if (!strcmp(a->kind, "cred_req")) {
-					ok = e->len >= 1 && e->data[0] == SRPW_CRED_REQ;
-				} else if (!strcmp(a->kind, "iu")) {
-					const char *os = kv_get(&a->k, "opcode");
-
-					ok = e->len >= 1 && (!os || numlist_match(os, e->data[0], &x));
-				}
-			}
-			if (ok) {
-				/* unlink e */
-				{
-					struct ev **pp;
-
-					for (pp = &c->evq; *pp; pp = &(*pp)->next)
-						if (*pp == e) {
-							*pp = e->next;
-							break;
-						}
-					ev_free(e);
-				}
-				/* a T_LOGOUT is normally followed by a disconnect: fine */
-				return 0;
-			}
-			describe_ev(e, got, sizeof(got));
-			if (why[0])
-				snprintf(got + strlen(got), sizeof(got) - strlen(got), " (%s)", why);
-			if (e->type == EV_DEAD)
-				snprintf(got + strlen(got), sizeof(got) - strlen(got), ": %s", c->deadwhy);
-			rt_fail(r, "expected [%s], got %s", expd, got);
-			return -1;
+			ret = expect_event(r, &ex, c, e, &x);
+			if (ret > 0)    /* a T_LOGOUT is normally followed by a disconnect: fine */
+				ev_remove(c, e);
+			if (ret)
+				return ret > 0 ? 0 : -1;
 		}
-		if (now_ms() >= end)
-			break;
-	}
-	if (has_none)
+	} while (now_ms() < end);
+	if (ex.has_none)
 		return 0;
-	rt_fail(r, "expected [%s], nothing within %llu ms (timeout)", expd, (unsigned long long)ms);
+	rt_fail(r, "expected [%s], nothing within %llu ms (timeout)", ex.expd,
+		(unsigned long long)ex.ms);
 	return -1;
 }
 
@@ -1261,10 +1362,196 @@ static int run_sh(const char *cmd, char *err, size_t errlen)
 	return 0;
 }
 
+/* step_conn: the connection a use/close/kill/destroy/unreg step names */
+static struct conn *step_conn(struct rt *r, char **tok, int n)
+{
+	return rt_conn(r, n > 0 ? tok[0] : NULL);
+}
+
+static int step_use(struct rt *r, char **tok, int n)
+{
+	struct conn *c = step_conn(r, tok, n);
+
+	if (!c) {
+		rt_fail(r, "use: no such connection");
+		return -1;
+	}
+	r->cur = c;
+	return 0;
+}
+
+/* credits want=EXPR [ms=N]: wait until our request limit equals EXPR */
+static int step_credits(struct rt *r, char **tok, int n)
+{
+	struct kvs k;
+	struct evalctx x = { .c = r->cur };
+	uint64_t want = 0, ms = 3000, end;
+
+	kv_init(&k, tok, n);
+	if (!r->cur || kv_num(&k, &x, "want", &want, r->err, sizeof(r->err)) <= 0 ||
+	    kv_num(&k, &x, "ms", &ms, r->err, sizeof(r->err)) < 0 ||
+	    kv_unused(&k, r->err, sizeof(r->err))) {
+		if (!r->err[0])
+			rt_fail(r, "credits: want= missing or no connection");
+		return -1;
+	}
+	end = now_ms() + ms;
+	while (r->cur->req_lim != (int64_t)want && now_ms() < end)
+		pump(1);
+	if (r->cur->req_lim != (int64_t)want) {
+		rt_fail(r, "request limit is %lld after %llu ms, expected %llu (credits %s)",
+			(long long)r->cur->req_lim, (unsigned long long)ms, (unsigned long long)want,
+			r->cur->req_lim < (int64_t)want ? "not returned" : "over-returned");
+		return -1;
+	}
+	return 0;
+}
+
+/* unreg [N]: deregister the data buffer's MR */
+static int step_unreg(struct rt *r, char **tok, int n)
+{
+	struct conn *c = step_conn(r, tok, n);
+
+	if (c && c->dmr) {
+		ibv_dereg_mr(c->dmr);
+		c->dmr = NULL;
+	}
+	return 0;
+}
+
+static int step_close(struct rt *r, char **tok, int n)
+{
+	struct conn *c = step_conn(r, tok, n);
+
+	if (!c) {
+		rt_fail(r, "close: no such connection");
+		return -1;
+	}
+	conn_disconnect(c);
+	return 0;
+}
+
+static int step_kill(struct rt *r, char **tok, int n)
+{
+	struct conn *c = step_conn(r, tok, n);
+
+	if (!c) {
+		rt_fail(r, "kill: no such connection");
+		return -1;
+	}
+	conn_kill(c);
+	return 0;
+}
+
+/* destroy [N]: free the connection; the last remaining one becomes current */
+static int step_destroy(struct rt *r, char **tok, int n)
+{
+	struct conn *c = step_conn(r, tok, n);
+	int i;
+
+	if (!c) {
+		rt_fail(r, "destroy: no such connection");
+		return -1;
+	}
+	conn_destroy(c);
+	for (i = 0; i < r->nconn; i++)
+		if (r->conns[i] == c) {
+			memmove(&r->conns[i], &r->conns[i + 1],
+				(r->nconn - i - 1) * sizeof(r->conns[0]));
+			r->nconn--;
+			break;
+		}
+	if (r->cur == c)
+		r->cur = r->nconn ? r->conns[r->nconn - 1] : NULL;
+	return 0;
+}
+
+static int step_sleep(struct rt *r, char **tok, int n)
+{
+	uint64_t ms = 0, end;
+	struct evalctx x = { 0 };
+
+	if (n < 1 || eval(&x, tok[0], &ms)) {
+		rt_fail(r, "bad sleep");
+		return -1;
+	}
+	end = now_ms() + ms;
+	while (now_ms() < end)
+		pump(1);
+	return 0;
+}
+
+static int step_io(struct rt *r, char **tok, int n)
+{
+	struct kvs k;
+	struct evalctx x = { .c = r->cur };
+	uint64_t lba = 4096 + (uint64_t)r->idx * 16, blocks = 8, seed = r->seed + 7;
+
+	kv_init(&k, tok, n);
+	if (kv_num(&k, &x, "lba", &lba, r->err, sizeof(r->err)) < 0 ||
+	    kv_num(&k, &x, "blocks", &blocks, r->err, sizeof(r->err)) < 0 ||
+	    kv_num(&k, &x, "seed", &seed, r->err, sizeof(r->err)) < 0)
+		return -1;
+	if (kv_has(&k, "conn"))
+		r->cur = rt_conn(r, kv_get(&k, "conn"));
+	if (kv_unused(&k, r->err, sizeof(r->err)))
+		return -1;
+	if (do_io(r->cur, lba, blocks, (uint32_t)seed, r->err, sizeof(r->err)))
+		return -1;
+	return 0;
+}
+
+static int step_sh(struct rt *r, char **tok, int n)
+{
+	(void)tok;
+	(void)n;
+	return run_sh(r->rest, r->err, sizeof(r->err));
+}
+
+static int step_finally(struct rt *r, char **tok, int n)
+{
+	(void)tok;
+	(void)n;
+	if (r->nfinally < 8)
+		r->finally[r->nfinally++] = strdup(r->rest);
+	return 0;
+}
+
+/* requires VAR...: skip the case unless every VAR is set and not empty */
+static int step_requires(struct rt *r, char **tok, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const char *v = getenv(tok[i]);
+
+		if (!v || !*v) {
+			snprintf(r->err, sizeof(r->err), "needs $%s", tok[i]);
+			r->skip = 1;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(struct rt *r, char **tok, int n);
+} steps[] = {
+	{ "login", step_login }, { "send", step_send }, { "expect", step_expect },
+	{ "drain", step_drain }, { "settle", step_settle }, { "alive", step_alive },
+	{ "use", step_use }, { "credits", step_credits }, { "unreg", step_unreg },
+	{ "close", step_close }, { "kill", step_kill }, { "destroy", step_destroy },
+	{ "sleep", step_sleep }, { "io", step_io }, { "sh", step_sh },
+	{ "finally", step_finally }, { "requires", step_requires },
+};
+
+/* run_step: one line of a case: its step with the arguments */
 static int run_step(struct rt *r, char *line)
 {
 	char *tok[MAXTOK], *rest;
 	char copy[4096];
+	size_t i;
 	int n;
 
 	snprintf(copy, sizeof(copy), "%s", line);
@@ -1275,142 +1562,10 @@ static int run_step(struct rt *r, char *line)
 	while (isspace((unsigned char)*rest))
 		rest++;
 	vlog("step: %s", line);
-	if (!strcmp(tok[0], "login"))
-		return step_login(r, tok + 1, n - 1);
-	if (!strcmp(tok[0], "send"))
-		return step_send(r, tok + 1, n - 1);
-	if (!strcmp(tok[0], "expect"))
-		return step_expect(r, tok + 1, n - 1);
-	if (!strcmp(tok[0], "drain"))
-		return step_drain(r, tok + 1, n - 1);
-	if (!strcmp(tok[0], "settle"))
-		return step_settle(r, tok + 1, n - 1);
-	if (!strcmp(tok[0], "alive"))
-		return step_alive(r, tok + 1, n - 1);
-	if (!strcmp(tok[0], "use")) {
-		struct conn *c = rt_conn(r, n > 1 ? tok[1] : NULL);
-
-		if (!c) {
-			rt_fail(r, "use: no such connection");
-			return -1;
-		}
-		r->cur = c;
-		return 0;
-	}
-	if (!strcmp(tok[0], "credits")) {
-		/* credits want=EXPR [ms=N]: wait until our request limit equals EXPR */
-		struct kvs k;
-		struct evalctx x = { .c = r->cur };
-		uint64_t want = 0, ms = 3000, end;
-
-		kv_init(&k, tok + 1, n - 1);
-		if (!r->cur || kv_num(&k, &x, "want", &want, r->err, sizeof(r->err)) <= 0 ||
-		    kv_num(&k, &x, "ms", &ms, r->err, sizeof(r->err)) < 0 ||
-		    kv_unused(&k, r->err, sizeof(r->err))) {
-			if (!r->err[0])
-				rt_fail(r, "credits: want= missing or no connection");
-			return -1;
-		}
-		end = now_ms() + ms;
-		while (r->cur->req_lim != (int64_t)want && now_ms() < end)
-			pump(1);
-		if (r->cur->req_lim != (int64_t)want) {
-			rt_fail(r, "request limit is %lld after %llu ms, expected %llu (credits %s)",
-				(long long)r->cur->req_lim, (unsigned long long)ms, (unsigned long long)want,
-				r->cur->req_lim < (int64_t)want ? "not returned" : "over-returned");
-			return -1;
-		}
-		return 0;
-	}
-	if (!strcmp(tok[0], "unreg")) {
-		struct conn *c = rt_conn(r, n > 1 ? tok[1] : NULL);
-
-		if (c && c->dmr) {
-			ibv_dereg_mr(c->dmr);
-			c->dmr = NULL;
-		}
-		return 0;
-	}
-	if (!strcmp(tok[0], "close") || !strcmp(tok[0], "kill") || !strcmp(tok[0], "destroy")) {
-		struct conn *c = rt_conn(r, n > 1 ? tok[1] : NULL);
-
-		if (!c) {
-			rt_fail(r, "%s: no such connection", tok[0]);
-			return -1;
-		}
-		if (tok[0][0] == 'c')
-			conn_disconnect(c);
-		else if (tok[0][0] == 'k')
-			conn_kill(c);
-		else
-			conn_destroy(c);
-		if (tok[0][0] == 'd') {
-			int i;
-
-			for (i = 0; i < r->nconn; i++)
-				if (r->conns[i] == c) {
-					memmove(&r->conns[i], &r->conns[i + 1],
-						(r->nconn - i - 1) * sizeof(r->conns[0]));
-					r->nconn--;
-					break;
-				}
-			if (r->cur == c)
-				r->cur = r->nconn ? r->conns[r->nconn - 1] : NULL;
-		}
-		return 0;
-	}
-	if (!strcmp(tok[0], "sleep")) {
-		uint64_t ms = 0, end;
-		struct evalctx x = { 0 };
-
-		if (n < 2 || eval(&x, tok[1], &ms)) {
-			rt_fail(r, "bad sleep");
-			return -1;
-		}
-		end = now_ms() + ms;
-		while (now_ms() < end)
-			pump(1);
-		return 0;
-	}
-	if (!strcmp(tok[0], "io")) {
-		struct kvs k;
-		struct evalctx x = { .c = r->cur };
-		uint64_t lba = 4096 + (uint64_t)r->idx * 16, blocks = 8, seed = r->seed + 7;
-
-		kv_init(&k, tok + 1, n - 1);
-		if (kv_num(&k, &x, "lba", &lba, r->err, sizeof(r->err)) < 0 ||
-		    kv_num(&k, &x, "blocks", &blocks, r->err, sizeof(r->err)) < 0 ||
-		    kv_num(&k, &x, "seed", &seed, r->err, sizeof(r->err)) < 0)
-			return -1;
-		if (kv_has(&k, "conn"))
-			r->cur = rt_conn(r, kv_get(&k, "conn"));
-		if (kv_unused(&k, r->err, sizeof(r->err)))
-			return -1;
-		if (do_io(r->cur, lba, blocks, (uint32_t)seed, r->err, sizeof(r->err)))
-			return -1;
-		return 0;
-	}
-	if (!strcmp(tok[0], "sh"))
-		return run_sh(rest, r->err, sizeof(r->err));
-	if (!strcmp(tok[0], "finally")) {
-		if (r->nfinally < 8)
-			r->finally[r->nfinally++] = strdup(rest);
-		return 0;
-	}
-	if (!strcmp(tok[0], "requires")) {
-		int i;
-
-		for (i = 1; i < n; i++) {
-			const char *v = getenv(tok[i]);
-
-			if (!v || !*v) {
-				snprintf(r->err, sizeof(r->err), "needs $%s", tok[i]);
-				r->skip = 1;
-				return -1;
-			}
-		}
-		return 0;
-	}
+	r->rest = rest;
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (!strcmp(tok[0], steps[i].name))
+			return steps[i].run(r, tok + 1, n - 1);
 	rt_fail(r, "unknown step '%s'", tok[0]);
 	return -1;
 }
@@ -1428,16 +1583,10 @@ static int health(int idx, char *err, size_t errlen)
 		snprintf(err, errlen, "no connection slot");
 		return -1;
 	}
-	login_defaults(&o);
-	snprintf(o.dst, sizeof(o.dst), "%s", g_cfg.dst);
-	snprintf(o.src, sizeof(o.src), "%s", g_cfg.src);
-	o.port = g_cfg.port;
-	o.login.iu_len = g_cfg.max_req;
+	run_login_opts(&o);
 	o.nrecv = 32;
 	o.nslot = 16;
 	o.dsz = 64 << 10;
-	memcpy(o.login.init_id, g_cfg.init_id, 16);
-	memcpy(o.login.tgt_id, g_cfg.tgt_id, 16);
 	if (conn_start(c, &o, err, errlen))
 		goto out;
 	conn_wait_login(c, g_cfg.tmo);
