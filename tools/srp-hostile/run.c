@@ -944,71 +944,82 @@ static int no_foreign_data(struct conn *c, const char *s, char *why, size_t wl)
 	return 1;
 }
 
-/* does event e satisfy rsp/tmr alternative a? sets *why on mismatch */
-static int rsp_match(struct rt *r, struct alt *a, const struct ev *e, uint64_t tag, char *why, size_t wl)
+/* The fields of an SRP_RSP that alternatives check. */
+struct rsp_info {
+	const uint8_t *p;
+	int sns;                /* sense data present */
+	int key, asc, ascq;     /* -1 without sense data */
+	int code;               /* response code, -1 without response data */
+};
+
+static void rsp_decode(const struct ev *e, struct rsp_info *ri)
 {
 	const uint8_t *p = e->data;
-	struct evalctx x = { .c = r->cur };
-	const char *s;
-	uint32_t rlen, slen;
-	int sns, key = -1, asc = -1, ascq = -1, code = -1;
+	uint32_t rlen = get_be32(p + 32), slen = get_be32(p + 28);
 
-	(void)tag;
-	if (e->len < 36) {
-		snprintf(why, wl, "SRP_RSP too short (%d bytes)", e->len);
-		return 0;
-	}
-	rlen = get_be32(p + 32);
-	slen = get_be32(p + 28);
-	sns = (p[18] & SRPW_RSP_SNSVALID) && slen >= 14 && 36 + rlen + 14 <= (uint32_t)e->len;
-	if (sns) {
-		key = p[36 + rlen + 2] & 0xf;
-		asc = p[36 + rlen + 12];
-		ascq = p[36 + rlen + 13];
+	ri->p = p;
+	ri->key = ri->asc = ri->ascq = ri->code = -1;
+	ri->sns = (p[18] & SRPW_RSP_SNSVALID) && slen >= 14 && 36 + rlen + 14 <= (uint32_t)e->len;
+	if (ri->sns) {
+		ri->key = p[36 + rlen + 2] & 0xf;
+		ri->asc = p[36 + rlen + 12];
+		ri->ascq = p[36 + rlen + 13];
 	}
 	if ((p[18] & SRPW_RSP_RSPVALID) && rlen >= 4 && e->len >= 40)
-		code = p[39];
-	if (!strcmp(a->kind, "tmr") && code < 0) {
-		snprintf(why, wl, "no response data (RSPVALID) in task management response");
-		return 0;
-	}
-	if ((s = kv_get(&a->k, "status")) && !numlist_match(s, p[19], &x)) {
+		ri->code = p[39];
+}
+
+/* rsp_status_match: status=, key=, asc=, ascq=, code= */
+static int rsp_status_match(struct alt *a, const struct rsp_info *ri, struct evalctx *x,
+			    char *why, size_t wl)
+{
+	const uint8_t *p = ri->p;
+	const char *s;
+
+	if ((s = kv_get(&a->k, "status")) && !numlist_match(s, p[19], x)) {
 		snprintf(why, wl, "status 0x%02x, expected %s", p[19], s);
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "key")) && (!sns || !numlist_match(s, key, &x))) {
-		snprintf(why, wl, "sense key %d, expected %s", key, s);
+	if ((s = kv_get(&a->k, "key")) && (!ri->sns || !numlist_match(s, ri->key, x))) {
+		snprintf(why, wl, "sense key %d, expected %s", ri->key, s);
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "asc")) && (!sns || !numlist_match(s, asc, &x))) {
-		snprintf(why, wl, "asc 0x%02x, expected %s", asc, s);
+	if ((s = kv_get(&a->k, "asc")) && (!ri->sns || !numlist_match(s, ri->asc, x))) {
+		snprintf(why, wl, "asc 0x%02x, expected %s", ri->asc, s);
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "ascq")) && (!sns || !numlist_match(s, ascq, &x))) {
-		snprintf(why, wl, "ascq 0x%02x, expected %s", ascq, s);
+	if ((s = kv_get(&a->k, "ascq")) && (!ri->sns || !numlist_match(s, ri->ascq, x))) {
+		snprintf(why, wl, "ascq 0x%02x, expected %s", ri->ascq, s);
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "code")) && (code < 0 || !numlist_match(s, code, &x))) {
-		snprintf(why, wl, "response code %d, expected %s", code, s);
+	if ((s = kv_get(&a->k, "code")) && (ri->code < 0 || !numlist_match(s, ri->code, x))) {
+		snprintf(why, wl, "response code %d, expected %s", ri->code, s);
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "resid"))) {
-		int m;
+	return 1;
+}
 
-		if (resid_code(s, &m) || (p[18] & SRPW_RSP_RESID_MASK) != m) {
-			snprintf(why, wl, "residual flags 0x%02x, expected %s", p[18] & SRPW_RSP_RESID_MASK, s);
-			return 0;
-		}
+/* rsp_counts_match: resid=, dires=, dores=, delta=, sense=none */
+static int rsp_counts_match(struct alt *a, const uint8_t *p, struct evalctx *x,
+			    char *why, size_t wl)
+{
+	const char *s;
+	int m;
+
+	if ((s = kv_get(&a->k, "resid")) &&
+	    (resid_code(s, &m) || (p[18] & SRPW_RSP_RESID_MASK) != m)) {
+		snprintf(why, wl, "residual flags 0x%02x, expected %s", p[18] & SRPW_RSP_RESID_MASK, s);
+		return 0;
 	}
-	if ((s = kv_get(&a->k, "dires")) && !numlist_match(s, get_be32(p + 24), &x)) {
+	if ((s = kv_get(&a->k, "dires")) && !numlist_match(s, get_be32(p + 24), x)) {
 		snprintf(why, wl, "data-in residual %u, expected %s", get_be32(p + 24), s);
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "dores")) && !numlist_match(s, get_be32(p + 20), &x)) {
+	if ((s = kv_get(&a->k, "dores")) && !numlist_match(s, get_be32(p + 20), x)) {
 		snprintf(why, wl, "data-out residual %u, expected %s", get_be32(p + 20), s);
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "delta")) && !numlist_match(s, get_be32(p + 4), &x)) {
+	if ((s = kv_get(&a->k, "delta")) && !numlist_match(s, get_be32(p + 4), x)) {
 		snprintf(why, wl, "req_lim_delta %u, expected %s", get_be32(p + 4), s);
 		return 0;
 	}
@@ -1016,49 +1027,89 @@ static int rsp_match(struct rt *r, struct alt *a, const struct ev *e, uint64_t t
 		snprintf(why, wl, "unexpected sense data");
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "tail")) && r->cur && r->cur->dbuf &&
-	    !tail_clean(r->cur, s, (p[18] & SRPW_RSP_DIUNDER) ? get_be32(p + 24) : 0, why, wl))
-		return 0;
-	if ((s = kv_get(&a->k, "nodata")) && r->cur && r->cur->dbuf &&
-	    !no_foreign_data(r->cur, s, why, wl))
-		return 0;
-	if ((s = kv_get(&a->k, "data")) && r->cur && r->cur->dbuf) {
-		/* data=OFF:LEN:SEED:LBA - compare the data buffer with the pattern */
-		uint64_t off = 0, dl = 0, sd = 0, lba = 0;
-		uint8_t *want;
-		int bad;
+	return 1;
+}
 
-		if (sscanf(s, "%lu:%lu:%lu:%lu", &off, &dl, &sd, &lba) < 3 || off + dl > r->cur->dsz) {
-			snprintf(why, wl, "bad data= spec");
-			return 0;
-		}
-		want = malloc(dl ? dl : 1);
-		data_fill(want, dl, (uint32_t)sd, lba);
-		bad = memcmp(want, r->cur->dbuf + off, dl);
-		free(want);
-		if (bad) {
-			snprintf(why, wl, "data read back differs from the pattern");
-			return 0;
-		}
+/* data_matches: data=OFF:LEN:SEED:LBA - the data buffer holds the pattern */
+static int data_matches(struct conn *c, const char *s, char *why, size_t wl)
+{
+	uint64_t off = 0, dl = 0, sd = 0, lba = 0;
+	uint8_t *want;
+	int bad;
+
+	if (sscanf(s, "%lu:%lu:%lu:%lu", &off, &dl, &sd, &lba) < 3 || off + dl > c->dsz) {
+		snprintf(why, wl, "bad data= spec");
+		return 0;
 	}
-	if ((s = kv_get(&a->k, "zero")) && r->cur && r->cur->dbuf) {
-		/* zero=OFF:LEN - the target left these data-in bytes zero */
-		uint64_t off = 0, dl = 0, i;
-
-		if (sscanf(s, "%lu:%lu", &off, &dl) != 2 || off + dl > r->cur->dsz) {
-			snprintf(why, wl, "bad zero= spec");
-			return 0;
-		}
-		for (i = 0; i < dl; i++)
-			if (r->cur->dbuf[off + i])
-				break;
-		if (i < dl) {
-			snprintf(why, wl, "data-in byte %lu is 0x%02x, expected 0 (stale data?)",
-				 (unsigned long)(off + i), r->cur->dbuf[off + i]);
-			return 0;
-		}
+	want = malloc(dl ? dl : 1);
+	data_fill(want, dl, (uint32_t)sd, lba);
+	bad = memcmp(want, c->dbuf + off, dl);
+	free(want);
+	if (bad) {
+		snprintf(why, wl, "data read back differs from the pattern");
+		return 0;
 	}
 	return 1;
+}
+
+/* zero_matches: zero=OFF:LEN - the target left these data-in bytes zero */
+static int zero_matches(struct conn *c, const char *s, char *why, size_t wl)
+{
+	uint64_t off = 0, dl = 0, i;
+
+	if (sscanf(s, "%lu:%lu", &off, &dl) != 2 || off + dl > c->dsz) {
+		snprintf(why, wl, "bad zero= spec");
+		return 0;
+	}
+	for (i = 0; i < dl; i++)
+		if (c->dbuf[off + i])
+			break;
+	if (i < dl) {
+		snprintf(why, wl, "data-in byte %lu is 0x%02x, expected 0 (stale data?)",
+			 (unsigned long)(off + i), c->dbuf[off + i]);
+		return 0;
+	}
+	return 1;
+}
+
+/* rsp_data_match: tail=, nodata=, data=, zero= on the current data buffer */
+static int rsp_data_match(struct rt *r, struct alt *a, const uint8_t *p, char *why, size_t wl)
+{
+	struct conn *c = r->cur;
+	const char *s;
+
+	if (!c || !c->dbuf)
+		return 1;
+	if ((s = kv_get(&a->k, "tail")) &&
+	    !tail_clean(c, s, (p[18] & SRPW_RSP_DIUNDER) ? get_be32(p + 24) : 0, why, wl))
+		return 0;
+	if ((s = kv_get(&a->k, "nodata")) && !no_foreign_data(c, s, why, wl))
+		return 0;
+	if ((s = kv_get(&a->k, "data")) && !data_matches(c, s, why, wl))
+		return 0;
+	if ((s = kv_get(&a->k, "zero")) && !zero_matches(c, s, why, wl))
+		return 0;
+	return 1;
+}
+
+/* does event e satisfy rsp/tmr alternative a? sets *why on mismatch */
+static int rsp_match(struct rt *r, struct alt *a, const struct ev *e, uint64_t tag, char *why, size_t wl)
+{
+	struct evalctx x = { .c = r->cur };
+	struct rsp_info ri;
+
+	(void)tag;
+	if (e->len < 36) {
+		snprintf(why, wl, "SRP_RSP too short (%d bytes)", e->len);
+		return 0;
+	}
+	rsp_decode(e, &ri);
+	if (!strcmp(a->kind, "tmr") && ri.code < 0) {
+		snprintf(why, wl, "no response data (RSPVALID) in task management response");
+		return 0;
+	}
+	return rsp_status_match(a, &ri, &x, why, wl) && rsp_counts_match(a, ri.p, &x, why, wl) &&
+	       rsp_data_match(r, a, ri.p, why, wl);
 }
 
 /* An expect step: its alternatives and what they wait for. */
