@@ -368,6 +368,29 @@ static int iu_byte(struct iu_build *b, const char *key, uint8_t *p)
 	return 0;
 }
 
+/* iu_length: LEN plus pad=, or len= instead, in *OUT */
+static int iu_length(struct iu_build *b, int len, int *out)
+{
+	uint64_t pad = 0, v;
+
+	if (iu_num(b, "pad", &pad))
+		return -1;
+	v = (uint64_t)(len + (int)pad);
+	if (iu_num(b, "len", &v))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* iu_done: apply the @OFF pokes, then the IU's length in *LENP */
+static int iu_done(struct iu_build *b, int len, int *lenp)
+{
+	if (apply_pokes(b->k, &b->x, b->buf, &len, b->max, b->err, b->errlen))
+		return -1;
+	*lenp = len;
+	return 0;
+}
+
 /* cmd_op: CDB, transfer length and direction of op= (default tur) */
 static int cmd_op(struct iu_build *b)
 {
@@ -472,27 +495,30 @@ static int cmd_header(struct iu_build *b, uint64_t tag)
 	return 0;
 }
 
+/* desc_len_opt: a descriptor length override KEY in *LEN (-1: none) */
+static int desc_len_opt(struct iu_build *b, const char *key, int64_t *len)
+{
+	const char *s = kv_get(b->k, key);
+	uint64_t v;
+
+	*len = -1;
+	if (!s)
+		return 0;
+	if (eval(&b->x, s, &v))
+		return iu_fail(b, "bad %s", key);
+	*len = (int64_t)v;
+	return 0;
+}
+
 /* cmd_desc_opts: off=, n= and the desc_len=/desc_last= length overrides */
 static int cmd_desc_opts(struct iu_build *b)
 {
-	const char *s;
-	uint64_t v;
-
 	b->n = 2;
-	b->dlen_all = -1;
-	b->dlen_last = -1;
 	if (iu_num(b, "off", &b->off) || iu_num(b, "n", &b->n))
 		return -1;
-	if ((s = kv_get(b->k, "desc_len"))) {
-		if (eval(&b->x, s, &v))
-			return iu_fail(b, "bad desc_len");
-		b->dlen_all = (int64_t)v;
-	}
-	if ((s = kv_get(b->k, "desc_last"))) {
-		if (eval(&b->x, s, &v))
-			return iu_fail(b, "bad desc_last");
-		b->dlen_last = (int64_t)v;
-	}
+	if (desc_len_opt(b, "desc_len", &b->dlen_all) ||
+	    desc_len_opt(b, "desc_last", &b->dlen_last))
+		return -1;
 	return 0;
 }
 
@@ -686,21 +712,13 @@ static int cmd_fields(struct iu_build *b)
 /* cmd_length: pad= and len= on the built length, then the @OFF pokes */
 static int cmd_length(struct iu_build *b, int *lenp)
 {
-	uint64_t pad = 0, v;
 	int len;
 
-	if (iu_num(b, "pad", &pad))
+	if (iu_length(b, b->pos, &len))
 		return -1;
-	v = (uint64_t)(b->pos + (int)pad);
-	if (iu_num(b, "len", &v))
-		return -1;
-	len = (int)v;
 	if (len > b->max || len < 0)
 		return iu_too_long(b);
-	if (apply_pokes(b->k, &b->x, b->buf, &len, b->max, b->err, b->errlen))
-		return -1;
-	*lenp = len;
-	return 0;
+	return iu_done(b, len, lenp);
 }
 
 /*
@@ -802,20 +820,11 @@ static int other_template(struct iu_build *b, const char *kind, uint64_t tag)
 /* other_finish: opcode=, pad=, len= and the @OFF pokes on a template */
 static int other_finish(struct iu_build *b, int len, int *lenp)
 {
-	uint64_t pad = 0, v;
-
-	if (iu_byte(b, "opcode", b->buf) || iu_num(b, "pad", &pad))
+	if (iu_byte(b, "opcode", b->buf) || iu_length(b, len, &len))
 		return -1;
-	v = (uint64_t)(len + (int)pad);
-	if (iu_num(b, "len", &v))
-		return -1;
-	len = (int)v;
 	if (len > b->max || len < 0)
 		return iu_fail(b, "bad length");
-	if (apply_pokes(b->k, &b->x, b->buf, &len, b->max, b->err, b->errlen))
-		return -1;
-	*lenp = len;
-	return 0;
+	return iu_done(b, len, lenp);
 }
 
 /* other_raw: hex= bytes, zero- or fill=-extended to len=; tag=, opcode= */
@@ -841,11 +850,9 @@ static int other_raw(struct iu_build *b, uint64_t tag, int *lenp)
 	}
 	if (kv_has(b->k, "tag") && len >= 16)
 		put_be64(b->buf + 8, tag);
-	if (iu_byte(b, "opcode", b->buf) ||
-	    apply_pokes(b->k, &b->x, b->buf, &len, b->max, b->err, b->errlen))
+	if (iu_byte(b, "opcode", b->buf))
 		return -1;
-	*lenp = len;
-	return 0;
+	return iu_done(b, len, lenp);
 }
 
 /* build_other: the IUs other than SRP_CMD (templates tsk, logout, ..., raw) */

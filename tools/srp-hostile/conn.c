@@ -674,12 +674,7 @@ void conn_destroy(struct conn *c)
 		ibv_dereg_mr(c->smr);
 	if (c->dmr)
 		ibv_dereg_mr(c->dmr);
-	if (c->cq)
-		ibv_destroy_cq(c->cq);
-	if (c->pd)
-		ibv_dealloc_pd(c->pd);
-	if (c->id)
-		rdma_destroy_id(c->id);
+	srp_cm_release(c->id, c->cq, c->pd);
 	free(c->rbuf);
 	free(c->sbuf);
 	free(c->dbuf);

@@ -1419,16 +1419,23 @@ static struct conn *step_conn(struct rt *r, char **tok, int n)
 	return rt_conn(r, n > 0 ? tok[0] : NULL);
 }
 
-static int step_use(struct rt *r, char **tok, int n)
+/* step_conn_of: step_conn(), or NULL and STEP's error when there is none */
+static struct conn *step_conn_of(struct rt *r, char **tok, int n, const char *step)
 {
 	struct conn *c = step_conn(r, tok, n);
 
-	if (!c) {
-		rt_fail(r, "use: no such connection");
-		return -1;
-	}
-	r->cur = c;
-	return 0;
+	if (!c)
+		rt_fail(r, "%s: no such connection", step);
+	return c;
+}
+
+static int step_use(struct rt *r, char **tok, int n)
+{
+	struct conn *c = step_conn_of(r, tok, n, "use");
+
+	if (c)
+		r->cur = c;
+	return c ? 0 : -1;
 }
 
 /* credits want=EXPR [ms=N]: wait until our request limit equals EXPR */
@@ -1472,38 +1479,30 @@ static int step_unreg(struct rt *r, char **tok, int n)
 
 static int step_close(struct rt *r, char **tok, int n)
 {
-	struct conn *c = step_conn(r, tok, n);
+	struct conn *c = step_conn_of(r, tok, n, "close");
 
-	if (!c) {
-		rt_fail(r, "close: no such connection");
-		return -1;
-	}
-	conn_disconnect(c);
-	return 0;
+	if (c)
+		conn_disconnect(c);
+	return c ? 0 : -1;
 }
 
 static int step_kill(struct rt *r, char **tok, int n)
 {
-	struct conn *c = step_conn(r, tok, n);
+	struct conn *c = step_conn_of(r, tok, n, "kill");
 
-	if (!c) {
-		rt_fail(r, "kill: no such connection");
-		return -1;
-	}
-	conn_kill(c);
-	return 0;
+	if (c)
+		conn_kill(c);
+	return c ? 0 : -1;
 }
 
 /* destroy [N]: free the connection; the last remaining one becomes current */
 static int step_destroy(struct rt *r, char **tok, int n)
 {
-	struct conn *c = step_conn(r, tok, n);
+	struct conn *c = step_conn_of(r, tok, n, "destroy");
 	int i;
 
-	if (!c) {
-		rt_fail(r, "destroy: no such connection");
+	if (!c)
 		return -1;
-	}
 	conn_destroy(c);
 	for (i = 0; i < r->nconn; i++)
 		if (r->conns[i] == c) {

@@ -63,6 +63,20 @@ int srp_cm_create_qp(struct rdma_cm_id *id, int cqe, int send_wr, int recv_wr,
 	return 0;
 }
 
+/*
+ * srp_cm_release - free what srp_cm_create_qp() allocated and the ID, after
+ * the caller destroyed the QP and deregistered its MRs. Any may be NULL.
+ */
+void srp_cm_release(struct rdma_cm_id *id, struct ibv_cq *cq, struct ibv_pd *pd)
+{
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (id)
+		rdma_destroy_id(id);
+}
+
 /* srp_cm_post_recv - post one receive of LEN bytes at BUF. */
 int srp_cm_post_recv(struct ibv_qp *qp, uint64_t wr_id, void *buf, uint32_t len,
 		     uint32_t lkey)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * srp_cm.h - the steps of an SRP login over RDMA/CM that srp-hostile and
- * tools/testing/cp/srp-login share: address parsing, PD/CQ/QP setup,
- * receive posting, packing the login request and reading the answer.
+ * tools/testing/cp/srp-login share: address parsing, PD/CQ/QP setup and
+ * release, receive posting, packing the login request and reading the
+ * answer.
  *
  * Each tool drives the CM events itself (srp-hostile from one event loop
  * for many connections, srp-login one event at a time).
@@ -54,6 +55,7 @@ struct srp_login_answer {
 int srp_cm_addr(const char *host, int port, struct sockaddr_storage *ss);
 int srp_cm_create_qp(struct rdma_cm_id *id, int cqe, int send_wr, int recv_wr,
 		     struct ibv_pd **pd, struct ibv_cq **cq);
+void srp_cm_release(struct rdma_cm_id *id, struct ibv_cq *cq, struct ibv_pd *pd);
 int srp_cm_post_recv(struct ibv_qp *qp, uint64_t wr_id, void *buf, uint32_t len,
 		     uint32_t lkey);
 void srp_login_req_pack(struct srpw_login_req_rdma *req,

@@ -315,11 +315,7 @@ static void session_close(struct session *s)
 		rdma_destroy_qp(s->id);
 	if (s->mr)
 		ibv_dereg_mr(s->mr);
-	if (s->cq)
-		ibv_destroy_cq(s->cq);
-	if (s->pd)
-		ibv_dealloc_pd(s->pd);
-	rdma_destroy_id(s->id);
+	srp_cm_release(s->id, s->cq, s->pd);
 	rdma_destroy_event_channel(s->ec);
 }
 
