@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,29 @@ int kv_unused(struct kvs *k, char *err, size_t errlen)
 
 /* ---- expressions: sums/products of numbers and symbols ---- */
 
+static int eval_symbol(struct evalctx *x, const char *sym, uint64_t *v);
+
+/* eval_number: a number with an optional K or M suffix */
+static int eval_number(const char **s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(*s, &end, 0);
+	if (errno)
+		return -1;
+	if (*end == 'K' || *end == 'k') {
+		*v <<= 10;
+		end++;
+	} else if (*end == 'M') {
+		*v <<= 20;
+		end++;
+	}
+	*s = end;
+	return 0;
+}
+
+/* eval_atom: a number, a symbol or a parenthesized sum */
 static int eval_atom(struct evalctx *x, const char **s, uint64_t *v)
 {
 	const char *p = *s;
@@ -79,21 +103,8 @@ static int eval_atom(struct evalctx *x, const char **s, uint64_t *v)
 		return 0;
 	}
 	if (isdigit((unsigned char)*p)) {
-		char *end;
-
-		errno = 0;
-		*v = strtoull(p, &end, 0);
-		if (errno)
-			return -1;
-		if (*end == 'K' || *end == 'k') {
-			*v <<= 10;
-			end++;
-		} else if (*end == 'M') {
-			*v <<= 20;
-			end++;
-		}
-		*s = end;
-		return 0;
+		*s = p;
+		return eval_number(s, v);
 	}
 	while ((isalnum((unsigned char)*p) || *p == '_') && n < 31)
 		sym[n++] = *p++;
@@ -101,6 +112,12 @@ static int eval_atom(struct evalctx *x, const char **s, uint64_t *v)
 	*s = p;
 	if (!n)
 		return -1;
+	return eval_symbol(x, sym, v);
+}
+
+/* eval_symbol: the value of a symbol of the current connection or run */
+static int eval_symbol(struct evalctx *x, const char *sym, uint64_t *v)
+{
 	if (!strcmp(sym, "base"))
 		*v = x->c && x->c->dbuf ? (uintptr_t)x->c->dbuf : 0;
 	else if (!strcmp(sym, "rkey"))
@@ -279,15 +296,6 @@ static int fmt_code(const char *s)
 	return -1;
 }
 
-#define NUM(key, var) do {						\
-		uint64_t _v;						\
-		int _r = kv_num(k, &x, key, &_v, err, errlen);		\
-		if (_r < 0)						\
-			return -1;					\
-		if (_r > 0)						\
-			var = _v;					\
-	} while (0)
-
 static int put_desc_list(uint8_t *p, int n, uint64_t va, uint32_t key, uint64_t xlen,
 			 int64_t dlen_all, int64_t dlen_last)
 {
@@ -309,6 +317,410 @@ static int put_desc_list(uint8_t *p, int n, uint64_t va, uint32_t key, uint64_t 
 	return n * 16;
 }
 
+/* One IU being built by build_cmd() or build_other() and their helpers. */
+struct iu_build {
+	struct conn *c;
+	struct kvs *k;
+	struct evalctx x;
+	uint8_t *buf;
+	int max;
+	int pos;                /* end of what is built so far */
+	uint32_t seed;
+	uint64_t lba, blocks, xlen, off, n;
+	int dir;                /* bit0 out, bit1 in */
+	int ofmt, ifmt;
+	int64_t dlen_all, dlen_last;
+	uint8_t cdb[16];
+	char *err;
+	size_t errlen;
+};
+
+static int iu_fail(struct iu_build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int iu_fail(struct iu_build *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b->err, b->errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int iu_too_long(struct iu_build *b)
+{
+	return iu_fail(b, "IU larger than the %d-byte send slot", b->max);
+}
+
+/* cmd_num: KEY's value in *V if the case gives it; -1 for a bad value */
+static int iu_num(struct iu_build *b, const char *key, uint64_t *v)
+{
+	return kv_num(b->k, &b->x, key, v, b->err, b->errlen) < 0 ? -1 : 0;
+}
+
+/* cmd_byte: iu_num() for a one-byte header field */
+static int iu_byte(struct iu_build *b, const char *key, uint8_t *p)
+{
+	uint64_t v = *p;
+
+	if (iu_num(b, key, &v))
+		return -1;
+	*p = (uint8_t)v;
+	return 0;
+}
+
+/* iu_length: LEN plus pad=, or len= instead, in *OUT */
+static int iu_length(struct iu_build *b, int len, int *out)
+{
+	uint64_t pad = 0, v;
+
+	if (iu_num(b, "pad", &pad))
+		return -1;
+	v = (uint64_t)(len + (int)pad);
+	if (iu_num(b, "len", &v))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* iu_done: apply the @OFF pokes, then the IU's length in *LENP */
+static int iu_done(struct iu_build *b, int len, int *lenp)
+{
+	if (apply_pokes(b->k, &b->x, b->buf, &len, b->max, b->err, b->errlen))
+		return -1;
+	*lenp = len;
+	return 0;
+}
+
+/* cmd_op: CDB, transfer length and direction of op= (default tur) */
+static int cmd_op(struct iu_build *b)
+{
+	const char *op = kv_get(b->k, "op");
+	int rd;
+
+	if (!op)
+		op = "tur";
+	if (iu_num(b, "lba", &b->lba) || iu_num(b, "blocks", &b->blocks))
+		return -1;
+	rd = op[0] == 'r';
+	if (!strcmp(op, "tur") || !strcmp(op, "raw"))
+		return 0;
+	if (!strcmp(op, "read10") || !strcmp(op, "write10")) {
+		b->cdb[0] = rd ? 0x28 : 0x2a;
+		put_be32(b->cdb + 2, (uint32_t)b->lba);
+		put_be16(b->cdb + 7, (uint16_t)b->blocks);
+	} else if (!strcmp(op, "read16") || !strcmp(op, "write16")) {
+		b->cdb[0] = rd ? 0x88 : 0x8a;
+		put_be64(b->cdb + 2, b->lba);
+		put_be32(b->cdb + 10, (uint32_t)b->blocks);
+	} else if (!strcmp(op, "inquiry")) {
+		b->cdb[0] = 0x12;
+		put_be16(b->cdb + 3, 36);
+		b->xlen = 36;
+		b->dir = 2;
+		return 0;
+	} else {
+		return iu_fail(b, "unknown op '%s'", op);
+	}
+	b->xlen = b->blocks * 512;
+	b->dir = rd ? 2 : 1;
+	return 0;
+}
+
+/* cmd_shape: cdb=, xlen= and dir= over what op= set */
+static int cmd_shape(struct iu_build *b)
+{
+	static const char *const dirs[] = { "none", "out", "in", "both" };
+	const char *s;
+	int i;
+
+	if ((s = kv_get(b->k, "cdb"))) {
+		memset(b->cdb, 0, sizeof(b->cdb));
+		if (parse_hex(s, b->cdb, 16) < 0)
+			return iu_fail(b, "bad cdb=%s", s);
+	}
+	if (iu_num(b, "xlen", &b->xlen))
+		return -1;
+	b->x.xlen = b->xlen;
+	s = kv_get(b->k, "dir");
+	if (!s)
+		return 0;
+	for (i = 0; i < 4; i++)
+		if (!strcmp(s, dirs[i])) {
+			b->dir = i;
+			return 0;
+		}
+	return iu_fail(b, "bad dir=%s", s);
+}
+
+/* cmd_formats: descriptor format per direction (direct, or fmt=) */
+static int cmd_formats(struct iu_build *b)
+{
+	const char *s = kv_get(b->k, "fmt");
+
+	b->ofmt = (b->dir & 1) ? SRPW_DESC_DIRECT : SRPW_DESC_NONE;
+	b->ifmt = (b->dir & 2) ? SRPW_DESC_DIRECT : SRPW_DESC_NONE;
+	if (s) {
+		int f = fmt_code(s);
+
+		if (f < 0)
+			return iu_fail(b, "bad fmt=%s", s);
+		if (b->dir & 1)
+			b->ofmt = f;
+		if ((b->dir & 2) && f != SRPW_DESC_IMM)
+			b->ifmt = f;
+	}
+	if (b->ofmt == SRPW_DESC_IMM && !b->c->imm_off && !kv_has(b->k, "imm_at"))
+		return iu_fail(b, "immediate data needs a login with imm_off or imm_at=");
+	return 0;
+}
+
+/* cmd_header: opcode, tag, CDB and addcdb= extra CDB bytes */
+static int cmd_header(struct iu_build *b, uint64_t tag)
+{
+	uint64_t addcdb = 0;
+	int i;
+
+	memset(b->buf, 0, b->max);
+	b->buf[0] = SRPW_CMD;
+	put_be64(b->buf + 8, tag);
+	memcpy(b->buf + 32, b->cdb, 16);
+	if (iu_num(b, "addcdb", &addcdb))
+		return -1;
+	if (48 + addcdb > (uint64_t)b->max)
+		return iu_fail(b, "addcdb too large");
+	b->buf[31] = (uint8_t)addcdb;
+	for (i = 0; i < (int)addcdb; i++)
+		b->buf[48 + i] = 0xa0 + i;
+	b->pos = 48 + (int)addcdb;
+	return 0;
+}
+
+/* desc_len_opt: a descriptor length override KEY in *LEN (-1: none) */
+static int desc_len_opt(struct iu_build *b, const char *key, int64_t *len)
+{
+	const char *s = kv_get(b->k, key);
+	uint64_t v;
+
+	*len = -1;
+	if (!s)
+		return 0;
+	if (eval(&b->x, s, &v))
+		return iu_fail(b, "bad %s", key);
+	*len = (int64_t)v;
+	return 0;
+}
+
+/* cmd_desc_opts: off=, n= and the desc_len=/desc_last= length overrides */
+static int cmd_desc_opts(struct iu_build *b)
+{
+	b->n = 2;
+	if (iu_num(b, "off", &b->off) || iu_num(b, "n", &b->n))
+		return -1;
+	if (desc_len_opt(b, "desc_len", &b->dlen_all) ||
+	    desc_len_opt(b, "desc_last", &b->dlen_last))
+		return -1;
+	return 0;
+}
+
+/* cmd_fill_data: the data-out pattern, and ifill= in the data-in buffer */
+static int cmd_fill_data(struct iu_build *b)
+{
+	struct conn *c = b->c;
+	uint64_t ioff, ifill = 0;
+
+	if ((b->dir & 1) && c->dbuf && b->off + b->xlen <= c->dsz)
+		data_fill(c->dbuf + b->off, b->xlen, b->seed, b->lba);
+	if (!(b->dir & 2) || !c->dbuf)
+		return 0;
+	ioff = b->off + ((b->dir & 1) ? b->xlen : 0);
+	if (iu_num(b, "ifill", &ifill))
+		return -1;
+	if (ioff + b->xlen <= c->dsz)
+		memset(c->dbuf + ioff, (int)ifill, b->xlen);
+	return 0;
+}
+
+/* desc_total: the sum of the lengths of N descriptors that split DLEN */
+static uint64_t desc_total(uint64_t n, uint64_t dlen, int64_t dlen_all, int64_t dlen_last)
+{
+	uint64_t sum = 0;
+	int j;
+
+	for (j = 0; j < (int)n; j++) {
+		uint64_t each = n ? dlen / n : 0;
+		uint64_t l = j == (int)n - 1 ? dlen - each * (n - 1) : each;
+
+		if (dlen_all >= 0)
+			l = (uint64_t)dlen_all;
+		if (j == (int)n - 1 && dlen_last >= 0)
+			l = (uint64_t)dlen_last;
+		sum += l;
+	}
+	return sum;
+}
+
+/* One direction's data buffer: address, key, length. */
+struct cmd_buf {
+	int is_out;
+	uint64_t va, key, dlen;
+};
+
+static int cmd_put_direct(struct iu_build *b, const struct cmd_buf *d)
+{
+	if (b->pos + 16 > b->max)
+		return iu_too_long(b);
+	put_be64(b->buf + b->pos, d->va);
+	put_be32(b->buf + b->pos + 8, (uint32_t)d->key);
+	put_be32(b->buf + b->pos + 12, (uint32_t)d->dlen);
+	b->pos += 16;
+	return 0;
+}
+
+/*
+ * cmd_put_indirect: table descriptor and inlist= of the n descriptors
+ * in the IU (tbl_len, tbl_va, tbl_key, cnt, total override the header).
+ */
+static int cmd_put_indirect(struct iu_build *b, const struct cmd_buf *d)
+{
+	uint64_t n = b->n, cnt = n, inlist = n, tlen = n * 16, tva = 0, tkey = 0, total;
+	uint8_t *p = b->buf + b->pos;
+
+	if (iu_num(b, "inlist", &inlist) || iu_num(b, "tbl_len", &tlen) ||
+	    iu_num(b, "tbl_va", &tva) || iu_num(b, "tbl_key", &tkey) ||
+	    iu_num(b, "cnt", &cnt))
+		return -1;
+	total = desc_total(n, d->dlen, b->dlen_all, b->dlen_last);
+	if (iu_num(b, "total", &total))
+		return -1;
+	if (b->pos + 20 + (int)inlist * 16 > b->max)
+		return iu_too_long(b);
+	put_be64(p, tva);
+	put_be32(p + 8, (uint32_t)tkey);
+	put_be32(p + 12, (uint32_t)tlen);
+	put_be32(p + 16, (uint32_t)total);
+	if (inlist > n) {
+		/* entries beyond n stay zero */
+		put_desc_list(p + 20, (int)n, d->va, (uint32_t)d->key, d->dlen, b->dlen_all,
+			      b->dlen_last);
+	} else {
+		uint8_t tmp[255 * 16 * 2];
+
+		if (n > 510)
+			return iu_fail(b, "n too large");
+		put_desc_list(tmp, (int)n, d->va, (uint32_t)d->key, d->dlen, b->dlen_all,
+			      b->dlen_last);
+		memcpy(p + 20, tmp, inlist * 16);
+	}
+	b->pos += 20 + (int)inlist * 16;
+	b->buf[d->is_out ? 6 : 7] = (uint8_t)cnt;
+	return 0;
+}
+
+/* cmd_put_imm: the immediate data descriptor, the data at imm_at= */
+static int cmd_put_imm(struct iu_build *b, const struct cmd_buf *d)
+{
+	uint64_t ilen = d->dlen, at = b->c->imm_off, end;
+
+	if (iu_num(b, "imm_len", &ilen) || iu_num(b, "imm_at", &at))
+		return -1;
+	if (b->pos + 4 > b->max)
+		return iu_too_long(b);
+	put_be32(b->buf + b->pos, (uint32_t)ilen);
+	b->pos += 4;
+	end = at + b->xlen;
+	if (end > (uint64_t)b->max)
+		return 0;
+	if (at >= (uint64_t)b->pos) {
+		data_fill(b->buf + at, b->xlen, b->seed, b->lba);
+		b->pos = (int)end;
+	} else if ((int)end > b->pos) {
+		b->pos = (int)end;
+	}
+	return 0;
+}
+
+/* cmd_buf_of: a direction's buffer: its part of dbuf, or va=/key=/dlen= */
+static int cmd_buf_of(struct iu_build *b, struct cmd_buf *d)
+{
+	static const char *const keys[] = { "va", "key", "dlen" };
+	uint64_t *vals[] = { &d->va, &d->key, &d->dlen };
+	uint64_t doff = b->off + ((!d->is_out && (b->dir & 1)) ? b->xlen : 0);
+	char kname[32];
+	int i;
+
+	d->va = (uintptr_t)b->c->dbuf + doff;
+	d->key = b->c->dmr ? b->c->dmr->rkey : 0;
+	d->dlen = b->xlen;
+	/* common overrides (va=, ...), then per direction ones (ova=, iva=, ...) */
+	for (i = 0; i < 3; i++)
+		if (iu_num(b, keys[i], vals[i]))
+			return -1;
+	for (i = 0; i < 3; i++) {
+		snprintf(kname, sizeof(kname), "%s%s", d->is_out ? "o" : "i", keys[i]);
+		if (iu_num(b, kname, vals[i]))
+			return -1;
+	}
+	return 0;
+}
+
+/* cmd_descs: the data-out, then the data-in descriptor(s) */
+static int cmd_descs(struct iu_build *b)
+{
+	struct cmd_buf d;
+	int i, f, ret = 0;
+
+	for (i = 0; i < 2 && !ret; i++) {
+		d.is_out = i == 0;
+		f = d.is_out ? b->ofmt : b->ifmt;
+		if (!(b->dir & (d.is_out ? 1 : 2)))
+			continue;
+		if (cmd_buf_of(b, &d))
+			return -1;
+		if (f == SRPW_DESC_DIRECT)
+			ret = cmd_put_direct(b, &d);
+		else if (f == SRPW_DESC_INDIRECT)
+			ret = cmd_put_indirect(b, &d);
+		else if (f == SRPW_DESC_IMM)
+			ret = cmd_put_imm(b, &d);
+	}
+	return ret;
+}
+
+/* cmd_fields: buf_fmt and the other header fields the case overrides, LUN */
+static int cmd_fields(struct iu_build *b)
+{
+	static const struct { const char *key; int off; } fields[] = {
+		{ "buf_fmt", 5 }, { "dout_cnt", 6 }, { "din_cnt", 7 }, { "opcode", 0 },
+		{ "sol_not", 1 }, { "add_cdb_len", 31 }, { "task_attr", 29 },
+	};
+	uint64_t lun = 0;
+	const char *s;
+	size_t i;
+
+	b->buf[5] = (uint8_t)(b->ofmt << 4 | b->ifmt);
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (iu_byte(b, fields[i].key, b->buf + fields[i].off))
+			return -1;
+	if (iu_num(b, "lun", &lun))
+		return -1;
+	set_lun(b->buf + 20, lun);
+	if ((s = kv_get(b->k, "lun_raw")) && parse_hex(s, b->buf + 20, 8) != 8)
+		return iu_fail(b, "bad lun_raw");
+	return 0;
+}
+
+/* cmd_length: pad= and len= on the built length, then the @OFF pokes */
+static int cmd_length(struct iu_build *b, int *lenp)
+{
+	int len;
+
+	if (iu_length(b, b->pos, &len))
+		return -1;
+	if (len > b->max || len < 0)
+		return iu_too_long(b);
+	return iu_done(b, len, lenp);
+}
+
 /*
  * SRP_CMD. Layout: 48-byte header, additional CDB bytes, data-out
  * descriptor(s), data-in descriptor(s); immediate data at the login's
@@ -317,252 +729,15 @@ static int put_desc_list(uint8_t *p, int n, uint64_t va, uint32_t key, uint64_t 
 int build_cmd(struct conn *c, struct kvs *k, uint8_t *buf, int max, int *lenp,
 	      uint64_t tag, uint32_t seed, char *err, size_t errlen)
 {
-	struct evalctx x = { .c = c };
-	const char *op = kv_get(k, "op"), *s;
-	uint64_t lba = 0, blocks = 1, xlen = 0, lun = 0, v;
-	int dir = 0; /* bit0 out, bit1 in */
-	int ofmt, ifmt, len, pos, i;
-	uint8_t cdb[16] = { 0 };
-	uint64_t addcdb = 0, n = 2, off = 0;
-	uint64_t va, key, dlen;
-	int64_t dlen_all = -1, dlen_last = -1;
+	struct iu_build b = {
+		.c = c, .k = k, .x = { .c = c }, .buf = buf, .max = max, .seed = seed,
+		.blocks = 1, .err = err, .errlen = errlen,
+	};
 
-	if (!op)
-		op = "tur";
-	NUM("lba", lba);
-	NUM("blocks", blocks);
-	if (!strcmp(op, "tur")) {
-		dir = 0;
-	} else if (!strcmp(op, "read10") || !strcmp(op, "write10")) {
-		cdb[0] = op[0] == 'r' ? 0x28 : 0x2a;
-		put_be32(cdb + 2, (uint32_t)lba);
-		put_be16(cdb + 7, (uint16_t)blocks);
-		xlen = blocks * 512;
-		dir = op[0] == 'r' ? 2 : 1;
-	} else if (!strcmp(op, "read16") || !strcmp(op, "write16")) {
-		cdb[0] = op[0] == 'r' ? 0x88 : 0x8a;
-		put_be64(cdb + 2, lba);
-		put_be32(cdb + 10, (uint32_t)blocks);
-		xlen = blocks * 512;
-		dir = op[0] == 'r' ? 2 : 1;
-	} else if (!strcmp(op, "inquiry")) {
-		cdb[0] = 0x12;
-		put_be16(cdb + 3, 36);
-		xlen = 36;
-		dir = 2;
-	} else if (!strcmp(op, "raw")) {
-		dir = 0;
-	} else {
-		snprintf(err, errlen, "unknown op '%s'", op);
+	if (cmd_op(&b) || cmd_shape(&b) || cmd_formats(&b) || cmd_header(&b, tag) ||
+	    cmd_desc_opts(&b) || cmd_fill_data(&b) || cmd_descs(&b) || cmd_fields(&b))
 		return -1;
-	}
-	if ((s = kv_get(k, "cdb"))) {
-		memset(cdb, 0, sizeof(cdb));
-		if (parse_hex(s, cdb, 16) < 0) {
-			snprintf(err, errlen, "bad cdb=%s", s);
-			return -1;
-		}
-	}
-	NUM("xlen", xlen);
-	x.xlen = xlen;
-	if ((s = kv_get(k, "dir"))) {
-		if (!strcmp(s, "none"))
-			dir = 0;
-		else if (!strcmp(s, "out"))
-			dir = 1;
-		else if (!strcmp(s, "in"))
-			dir = 2;
-		else if (!strcmp(s, "both"))
-			dir = 3;
-		else {
-			snprintf(err, errlen, "bad dir=%s", s);
-			return -1;
-		}
-	}
-	ofmt = (dir & 1) ? SRPW_DESC_DIRECT : SRPW_DESC_NONE;
-	ifmt = (dir & 2) ? SRPW_DESC_DIRECT : SRPW_DESC_NONE;
-	if ((s = kv_get(k, "fmt"))) {
-		int f = fmt_code(s);
-
-		if (f < 0) {
-			snprintf(err, errlen, "bad fmt=%s", s);
-			return -1;
-		}
-		if (dir & 1)
-			ofmt = f;
-		if ((dir & 2) && f != SRPW_DESC_IMM)
-			ifmt = f;
-	}
-	if (ofmt == SRPW_DESC_IMM && !c->imm_off && !kv_has(k, "imm_at")) {
-		snprintf(err, errlen, "immediate data needs a login with imm_off or imm_at=");
-		return -1;
-	}
-
-	memset(buf, 0, max);
-	buf[0] = SRPW_CMD;
-	put_be64(buf + 8, tag);
-	memcpy(buf + 32, cdb, 16);
-	NUM("addcdb", addcdb);
-	if (48 + addcdb > (uint64_t)max) {
-		snprintf(err, errlen, "addcdb too large");
-		return -1;
-	}
-	buf[31] = (uint8_t)addcdb;
-	for (i = 0; i < (int)addcdb; i++)
-		buf[48 + i] = 0xa0 + i;
-	pos = 48 + (int)addcdb;
-
-	NUM("off", off);
-	NUM("n", n);
-	if ((s = kv_get(k, "desc_len"))) {
-		if (eval(&x, s, &v)) {
-			snprintf(err, errlen, "bad desc_len");
-			return -1;
-		}
-		dlen_all = (int64_t)v;
-	}
-	if ((s = kv_get(k, "desc_last"))) {
-		if (eval(&x, s, &v)) {
-			snprintf(err, errlen, "bad desc_last");
-			return -1;
-		}
-		dlen_last = (int64_t)v;
-	}
-
-	/* data buffer contents for writes */
-	if ((dir & 1) && c->dbuf && off + xlen <= c->dsz)
-		data_fill(c->dbuf + off, xlen, seed, lba);
-	if ((dir & 2) && c->dbuf) {
-		uint64_t ioff = off + ((dir & 1) ? xlen : 0), ifill = 0;
-
-		/* ifill=BYTE: what the data-in buffer holds before the target writes */
-		NUM("ifill", ifill);
-		if (ioff + xlen <= c->dsz)
-			memset(c->dbuf + ioff, (int)ifill, xlen);
-	}
-
-	for (i = 0; i < 2; i++) {
-		int is_out = i == 0, f = is_out ? ofmt : ifmt;
-		uint64_t doff = off + ((!is_out && (dir & 1)) ? xlen : 0);
-		const char *pfx = is_out ? "o" : "i";
-		char kname[32];
-
-		if (!(dir & (is_out ? 1 : 2)))
-			continue;
-		va = (uintptr_t)c->dbuf + doff;
-		key = c->dmr ? c->dmr->rkey : 0;
-		dlen = xlen;
-		/* per-direction overrides (ova=, iva=...) and common ones (va=, ...) */
-		NUM("va", va);
-		NUM("key", key);
-		NUM("dlen", dlen);
-		snprintf(kname, sizeof(kname), "%sva", pfx); NUM(kname, va);
-		snprintf(kname, sizeof(kname), "%skey", pfx); NUM(kname, key);
-		snprintf(kname, sizeof(kname), "%sdlen", pfx); NUM(kname, dlen);
-		if (f == SRPW_DESC_DIRECT) {
-			if (pos + 16 > max)
-				goto toolong;
-			put_be64(buf + pos, va);
-			put_be32(buf + pos + 8, (uint32_t)key);
-			put_be32(buf + pos + 12, (uint32_t)dlen);
-			pos += 16;
-		} else if (f == SRPW_DESC_INDIRECT) {
-			uint64_t cnt = n, inlist = n, tlen = n * 16, tva = 0, tkey = 0, total;
-			uint64_t sum = 0;
-			int j;
-
-			NUM("inlist", inlist);
-			NUM("tbl_len", tlen);
-			NUM("tbl_va", tva);
-			NUM("tbl_key", tkey);
-			NUM("cnt", cnt);
-			for (j = 0; j < (int)n; j++) {
-				uint64_t each = n ? dlen / n : 0;
-				uint64_t l = j == (int)n - 1 ? dlen - each * (n - 1) : each;
-
-				if (dlen_all >= 0)
-					l = (uint64_t)dlen_all;
-				if (j == (int)n - 1 && dlen_last >= 0)
-					l = (uint64_t)dlen_last;
-				sum += l;
-			}
-			total = sum;
-			NUM("total", total);
-			if (pos + 20 + (int)inlist * 16 > max)
-				goto toolong;
-			put_be64(buf + pos, tva);
-			put_be32(buf + pos + 8, (uint32_t)tkey);
-			put_be32(buf + pos + 12, (uint32_t)tlen);
-			put_be32(buf + pos + 16, (uint32_t)total);
-			pos += 20;
-			if (inlist > n) {
-				/* extra entries beyond n: copies of garbage-free zeros */
-				put_desc_list(buf + pos, (int)n, va, (uint32_t)key, dlen, dlen_all, dlen_last);
-				pos += (int)inlist * 16;
-			} else {
-				uint8_t tmp[255 * 16 * 2];
-
-				if (n > 510) {
-					snprintf(err, errlen, "n too large");
-					return -1;
-				}
-				put_desc_list(tmp, (int)n, va, (uint32_t)key, dlen, dlen_all, dlen_last);
-				memcpy(buf + pos, tmp, inlist * 16);
-				pos += (int)inlist * 16;
-			}
-			if (is_out)
-				buf[6] = (uint8_t)cnt;
-			else
-				buf[7] = (uint8_t)cnt;
-		} else if (f == SRPW_DESC_IMM) {
-			uint64_t ilen = dlen, at = c->imm_off;
-
-			NUM("imm_len", ilen);
-			NUM("imm_at", at);
-			if (pos + 4 > max)
-				goto toolong;
-			put_be32(buf + pos, (uint32_t)ilen);
-			pos += 4;
-			if (at + xlen <= (uint64_t)max && at >= (uint64_t)pos) {
-				data_fill(buf + at, xlen, seed, lba);
-				pos = (int)(at + xlen);
-			} else if (at + xlen <= (uint64_t)max) {
-				pos = (int)(at + xlen) > pos ? (int)(at + xlen) : pos;
-			}
-		} else if (f == SRPW_DESC_NONE) {
-			/* nothing */
-		}
-	}
-
-	buf[5] = (uint8_t)(ofmt << 4 | ifmt);
-	NUM("buf_fmt", buf[5]);
-	NUM("dout_cnt", buf[6]);
-	NUM("din_cnt", buf[7]);
-	NUM("opcode", buf[0]);
-	NUM("sol_not", buf[1]);
-	NUM("add_cdb_len", buf[31]);
-	NUM("task_attr", buf[29]);
-	if (kv_num(k, &x, "lun", &lun, err, errlen) < 0)
-		return -1;
-	set_lun(buf + 20, lun);
-	if ((s = kv_get(k, "lun_raw")) && parse_hex(s, buf + 20, 8) != 8) {
-		snprintf(err, errlen, "bad lun_raw");
-		return -1;
-	}
-	len = pos;
-	v = 0;
-	NUM("pad", v);
-	len += (int)v;
-	NUM("len", len);
-	if (len > max || len < 0)
-		goto toolong;
-	if (apply_pokes(k, &x, buf, &len, max, err, errlen))
-		return -1;
-	*lenp = len;
-	return 0;
-toolong:
-	snprintf(err, errlen, "IU larger than the %d-byte send slot", max);
-	return -1;
+	return cmd_length(&b, lenp);
 }
 
 static int tsk_func(const char *s, uint64_t *v)
@@ -582,98 +757,119 @@ static int tsk_func(const char *s, uint64_t *v)
 	return -1;
 }
 
+/* other_tsk: SRP_TSK_MGMT with func=, task_tag=, lun=, sol_not= */
+static int other_tsk(struct iu_build *b, uint64_t tag)
+{
+	uint8_t *buf = b->buf;
+	uint64_t v, lun = 0;
+	const char *s;
+	int r;
+
+	buf[0] = SRPW_TSK_MGMT;
+	put_be64(buf + 8, tag);
+	buf[30] = SRPW_TSK_ABORT_TASK;
+	if ((s = kv_get(b->k, "func"))) {
+		if (tsk_func(s, &v) && eval(&b->x, s, &v))
+			return iu_fail(b, "bad func=%s", s);
+		buf[30] = (uint8_t)v;
+	}
+	r = kv_num(b->k, &b->x, "task_tag", &v, b->err, b->errlen);
+	if (r < 0)
+		return -1;
+	if (r > 0)
+		put_be64(buf + 32, v);
+	if (iu_num(b, "lun", &lun))
+		return -1;
+	set_lun(buf + 20, lun);
+	if (iu_byte(b, "sol_not", buf + 1))
+		return -1;
+	return 48;
+}
+
+/* other_login: an SRP_LOGIN_REQ IU (64 bytes, T10 layout) sent in-band */
+static int other_login(struct iu_build *b, uint64_t tag)
+{
+	b->buf[0] = SRPW_LOGIN_REQ;
+	put_be64(b->buf + 8, tag);
+	put_be32(b->buf + 16, 8260);
+	put_be16(b->buf + 24, SRPW_BUF_DIRECT | SRPW_BUF_INDIRECT);
+	memcpy(b->buf + 32, g_cfg.init_id, 16);
+	memcpy(b->buf + 48, g_cfg.tgt_id, 16);
+	return 64;
+}
+
+/* other_template: the IU of KIND in b->buf; its length, or -1 */
+static int other_template(struct iu_build *b, const char *kind, uint64_t tag)
+{
+	if (!strcmp(kind, "tsk"))
+		return other_tsk(b, tag);
+	if (!strcmp(kind, "login"))
+		return other_login(b, tag);
+	if (!strcmp(kind, "logout"))
+		b->buf[0] = SRPW_I_LOGOUT;
+	else if (!strcmp(kind, "cred_rsp"))
+		b->buf[0] = SRPW_CRED_RSP;
+	else if (!strcmp(kind, "aer_rsp"))
+		b->buf[0] = SRPW_AER_RSP;
+	else
+		return iu_fail(b, "unknown IU template '%s'", kind);
+	put_be64(b->buf + 8, tag);
+	return 16;
+}
+
+/* other_finish: opcode=, pad=, len= and the @OFF pokes on a template */
+static int other_finish(struct iu_build *b, int len, int *lenp)
+{
+	if (iu_byte(b, "opcode", b->buf) || iu_length(b, len, &len))
+		return -1;
+	if (len > b->max || len < 0)
+		return iu_fail(b, "bad length");
+	return iu_done(b, len, lenp);
+}
+
+/* other_raw: hex= bytes, zero- or fill=-extended to len=; tag=, opcode= */
+static int other_raw(struct iu_build *b, uint64_t tag, int *lenp)
+{
+	uint64_t fill = 0, l;
+	const char *s;
+	int len = 16, i;
+
+	if ((s = kv_get(b->k, "hex"))) {
+		len = parse_hex(s, b->buf, b->max);
+		if (len < 0)
+			return iu_fail(b, "bad hex=");
+	}
+	if (iu_num(b, "fill", &fill))
+		return -1;
+	if ((s = kv_get(b->k, "len"))) {
+		if (eval(&b->x, s, &l) || l > (uint64_t)b->max)
+			return iu_fail(b, "bad len=%s", s);
+		for (i = len; i < (int)l; i++)
+			b->buf[i] = (uint8_t)fill;
+		len = (int)l;
+	}
+	if (kv_has(b->k, "tag") && len >= 16)
+		put_be64(b->buf + 8, tag);
+	if (iu_byte(b, "opcode", b->buf))
+		return -1;
+	return iu_done(b, len, lenp);
+}
+
+/* build_other: the IUs other than SRP_CMD (templates tsk, logout, ..., raw) */
 int build_other(struct conn *c, const char *kind, struct kvs *k, uint8_t *buf, int max,
 		int *lenp, uint64_t tag, char *err, size_t errlen)
 {
-	struct evalctx x = { .c = c };
-	uint64_t v, lun = 0;
-	const char *s;
+	struct iu_build b = {
+		.c = c, .k = k, .x = { .c = c }, .buf = buf, .max = max,
+		.err = err, .errlen = errlen,
+	};
 	int len;
 
 	memset(buf, 0, max);
-	if (!strcmp(kind, "tsk")) {
-		buf[0] = SRPW_TSK_MGMT;
-		put_be64(buf + 8, tag);
-		buf[30] = SRPW_TSK_ABORT_TASK;
-		if ((s = kv_get(k, "func"))) {
-			if (tsk_func(s, &v) && eval(&x, s, &v)) {
-				snprintf(err, errlen, "bad func=%s", s);
-				return -1;
-			}
-			buf[30] = (uint8_t)v;
-		}
-		if (kv_num(k, &x, "task_tag", &v, err, errlen) < 0)
-			return -1;
-		else if (kv_has(k, "task_tag"))
-			put_be64(buf + 32, v);
-		if (kv_num(k, &x, "lun", &lun, err, errlen) < 0)
-			return -1;
-		set_lun(buf + 20, lun);
-		NUM("sol_not", buf[1]);
-		len = 48;
-	} else if (!strcmp(kind, "logout")) {
-		buf[0] = SRPW_I_LOGOUT;
-		put_be64(buf + 8, tag);
-		len = 16;
-	} else if (!strcmp(kind, "cred_rsp") || !strcmp(kind, "aer_rsp")) {
-		buf[0] = kind[0] == 'c' ? SRPW_CRED_RSP : SRPW_AER_RSP;
-		put_be64(buf + 8, tag);
-		len = 16;
-	} else if (!strcmp(kind, "login")) {
-		/* an SRP_LOGIN_REQ IU (64 bytes, T10 layout) sent over the channel */
-		buf[0] = SRPW_LOGIN_REQ;
-		put_be64(buf + 8, tag);
-		put_be32(buf + 16, 8260);
-		put_be16(buf + 24, SRPW_BUF_DIRECT | SRPW_BUF_INDIRECT);
-		memcpy(buf + 32, g_cfg.init_id, 16);
-		memcpy(buf + 48, g_cfg.tgt_id, 16);
-		len = 64;
-	} else if (!strcmp(kind, "raw")) {
-		int fill = 0;
-
-		len = 16;
-		if ((s = kv_get(k, "hex"))) {
-			len = parse_hex(s, buf, max);
-			if (len < 0) {
-				snprintf(err, errlen, "bad hex=");
-				return -1;
-			}
-		}
-		NUM("fill", fill);
-		if ((s = kv_get(k, "len"))) {
-			uint64_t l;
-			int i;
-
-			if (eval(&x, s, &l) || l > (uint64_t)max) {
-				snprintf(err, errlen, "bad len=%s", s);
-				return -1;
-			}
-			for (i = len; i < (int)l; i++)
-				buf[i] = (uint8_t)fill;
-			len = (int)l;
-		}
-		if (kv_has(k, "tag") && len >= 16)
-			put_be64(buf + 8, tag);
-		NUM("opcode", buf[0]);
-		if (apply_pokes(k, &x, buf, &len, max, err, errlen))
-			return -1;
-		*lenp = len;
-		return 0;
-	} else {
-		snprintf(err, errlen, "unknown IU template '%s'", kind);
+	if (!strcmp(kind, "raw"))
+		return other_raw(&b, tag, lenp);
+	len = other_template(&b, kind, tag);
+	if (len < 0)
 		return -1;
-	}
-	NUM("opcode", buf[0]);
-	v = 0;
-	NUM("pad", v);
-	len += (int)v;
-	NUM("len", len);
-	if (len > max || len < 0) {
-		snprintf(err, errlen, "bad length");
-		return -1;
-	}
-	if (apply_pokes(k, &x, buf, &len, max, err, errlen))
-		return -1;
-	*lenp = len;
-	return 0;
+	return other_finish(&b, len, lenp);
 }

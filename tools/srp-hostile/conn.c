@@ -124,11 +124,11 @@ int cm_init(void)
 void login_defaults(struct login_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->tag = 0x1234;
-	o->buf_fmt = SRPW_BUF_DIRECT | SRPW_BUF_INDIRECT;
-	o->flags = SRPW_MULTICHAN_SINGLE;
-	o->opcode = SRPW_LOGIN_REQ;
-	o->iu_len = 8260;
+	o->login.tag = 0x1234;
+	o->login.buf_fmt = SRPW_BUF_DIRECT | SRPW_BUF_INDIRECT;
+	o->login.flags = SRPW_MULTICHAN_SINGLE;
+	o->login.opcode = SRPW_LOGIN_REQ;
+	o->login.iu_len = 8260;
 	o->pdlen = sizeof(struct srpw_login_req_rdma);
 	o->rnr_retry = 7;
 	o->retry = 7;
@@ -234,13 +234,8 @@ static void mark_dead(struct conn *c, const char *fmt, ...)
 
 static int post_recv(struct conn *c, int i)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)(c->rbuf + (size_t)i * c->rsz),
-		.length = c->rsz,
-		.lkey = c->rmr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = WRID(WR_RECV, i), .sg_list = &sge, .num_sge = 1 }, *bad;
-	int ret = ibv_post_recv(c->qp, &wr, &bad);
+	int ret = srp_cm_post_recv(c->qp, WRID(WR_RECV, i), c->rbuf + (size_t)i * c->rsz,
+				   c->rsz, c->rmr->lkey);
 
 	if (!ret)
 		c->posted_recvs++;
@@ -372,32 +367,38 @@ static void poll_conn(struct conn *c)
 	}
 }
 
-static void parse_login_rsp(struct conn *c, const uint8_t *p, int len)
+/* the answer to the login: SRP_LOGIN_RSP (ESTABLISHED) or SRP_LOGIN_REJ */
+static void take_login_answer(struct conn *c, const struct rdma_cm_event *e)
 {
-	if (len < 27 || p[0] != SRPW_LOGIN_RSP) {
+	const uint8_t *pd = e->param.conn.private_data;
+	int len = pd ? e->param.conn.private_data_len : 0;
+	struct srp_login_answer a;
+	enum srp_login_kind kind = srp_login_answer(e, &a);
+
+	if (kind == SRP_LOGIN_REJECTED) {
+		c->have_rej_iu = 1;
+		c->rej_reason = a.reason;
+	} else if (kind == SRP_LOGIN_ACCEPTED) {
+		c->have_lrsp = 1;
+		c->lrsp_req_lim = a.req_lim;
+		c->req_lim = c->lrsp_req_lim;
+		c->max_it = a.max_it;
+		c->max_ti = a.max_ti;
+		c->lbuf_fmt = a.buf_fmt;
+		c->lflags = a.flags;
+	} else if (e->event == RDMA_CM_EVENT_ESTABLISHED) {
 		snprintf(c->failwhy, sizeof(c->failwhy),
 			 "ESTABLISHED without SRP_LOGIN_RSP (private data len %d, opcode 0x%02x)",
-			 len, len ? p[0] : 0);
-		return;
+			 len, len ? pd[0] : 0);
 	}
-	c->have_lrsp = 1;
-	c->lrsp_req_lim = get_be32(p + 4);
-	c->req_lim = c->lrsp_req_lim;
-	c->max_it = get_be32(p + 16);
-	c->max_ti = get_be32(p + 20);
-	c->lbuf_fmt = get_be16(p + 24);
-	c->lflags = p[26];
 }
 
 static void handle_cm(struct rdma_cm_event *e)
 {
 	struct conn *c = e->id->context;
-	const uint8_t *pd = e->param.conn.private_data;
-	int pdl = e->param.conn.private_data_len;
 
-	if (!c) {
+	if (!c)
 		return;
-	}
 	vlog("c%d: CM %s status %d", c->idx, rdma_event_str(e->event), e->status);
 	switch (e->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -428,14 +429,11 @@ static void handle_cm(struct rdma_cm_event *e)
 		c->st = CS_REJ;
 		c->have_rej = 1;
 		c->rej_status = e->status;
-		if (pd && pdl >= 8 && pd[0] == SRPW_LOGIN_REJ) {
-			c->have_rej_iu = 1;
-			c->rej_reason = get_be32(pd + 4);
-		}
+		take_login_answer(c, e);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		c->st = CS_EST;
-		parse_login_rsp(c, pd, pd ? pdl : 0);
+		take_login_answer(c, e);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		c->disc = 1;
@@ -481,16 +479,22 @@ static void *xalign(size_t n)
 	return p;
 }
 
-int conn_start(struct conn *c, const struct login_opts *o, char *err, size_t errlen)
+/* conn_fail: the connection failed to start; ERR says why. Returns -1. */
+static int conn_fail(struct conn *c, char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int conn_fail(struct conn *c, char *err, size_t errlen, const char *fmt, ...)
 {
-	struct addrinfo hints, *dst = NULL, *src = NULL;
-	struct ibv_qp_init_attr qa;
-	struct ibv_device_attr da;
-	struct srpw_login_req_rdma *req;
-	char portstr[16];
-	uint64_t end;
-	int i, rc;
+	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	c->st = CS_FAIL;
+	return -1;
+}
+
+static void conn_set_sizes(struct conn *c, const struct login_opts *o)
+{
 	c->nrecv = o->nrecv;
 	c->rsz = o->rsz;
 	c->nslot = o->nslot < 1 ? 1 : o->nslot;
@@ -498,114 +502,91 @@ int conn_start(struct conn *c, const struct login_opts *o, char *err, size_t err
 	c->dsz = o->dsz;
 	c->repost = o->repost;
 	c->auto_cred = o->auto_cred;
-	c->imm_off = o->imm_off;
+	c->imm_off = o->login.imm_off;
 	c->next_tag = 0x1000ULL * (c->idx + 1);
+}
 
-	if (rdma_create_id(g_ec, &c->id, c, RDMA_PS_TCP)) {
-		snprintf(err, errlen, "rdma_create_id: %s", strerror(errno));
-		c->st = CS_FAIL;
-		return -1;
-	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_flags = AI_NUMERICHOST;
-	snprintf(portstr, sizeof(portstr), "%d", o->port);
-	if (getaddrinfo(o->dst, portstr, &hints, &dst)) {
-		snprintf(err, errlen, "bad destination address '%s'", o->dst);
-		c->st = CS_FAIL;
-		return -1;
-	}
-	if (o->src[0] && getaddrinfo(o->src, NULL, &hints, &src)) {
-		freeaddrinfo(dst);
-		snprintf(err, errlen, "bad source address '%s'", o->src);
-		c->st = CS_FAIL;
-		return -1;
-	}
+/* create the CM ID and resolve the address and route (pump() moves on) */
+static int conn_resolve(struct conn *c, const struct login_opts *o, char *err, size_t errlen)
+{
+	struct sockaddr_storage dst, src;
+	uint64_t end;
+
+	if (rdma_create_id(g_ec, &c->id, c, RDMA_PS_TCP))
+		return conn_fail(c, err, errlen, "rdma_create_id: %s", strerror(errno));
+	if (srp_cm_addr(o->dst, o->port, &dst))
+		return conn_fail(c, err, errlen, "bad destination address '%s'", o->dst);
+	if (o->src[0] && srp_cm_addr(o->src, 0, &src))
+		return conn_fail(c, err, errlen, "bad source address '%s'", o->src);
 	c->st = CS_RESOLVING;
-	rc = rdma_resolve_addr(c->id, src ? src->ai_addr : NULL, dst->ai_addr, 2000);
-	freeaddrinfo(dst);
-	if (src)
-		freeaddrinfo(src);
-	if (rc) {
-		snprintf(err, errlen, "rdma_resolve_addr: %s", strerror(errno));
-		c->st = CS_FAIL;
-		return -1;
-	}
+	if (rdma_resolve_addr(c->id, o->src[0] ? (struct sockaddr *)&src : NULL,
+			      (struct sockaddr *)&dst, 2000))
+		return conn_fail(c, err, errlen, "rdma_resolve_addr: %s", strerror(errno));
 	end = now_ms() + 6000;
 	while (c->st == CS_RESOLVING && now_ms() < end)
 		pump(1);
-	if (c->st != CS_ROUTED) {
-		snprintf(err, errlen, "address/route resolution failed: %s",
-			 c->failwhy[0] ? c->failwhy : "timeout");
-		c->st = CS_FAIL;
-		return -1;
-	}
+	if (c->st != CS_ROUTED)
+		return conn_fail(c, err, errlen, "address/route resolution failed: %s",
+				 c->failwhy[0] ? c->failwhy : "timeout");
+	return 0;
+}
 
-	c->pd = ibv_alloc_pd(c->id->verbs);
-	c->cq = c->pd ? ibv_create_cq(c->id->verbs, c->nrecv + c->nslot + 16, NULL, NULL, 0) : NULL;
-	if (!c->cq) {
-		snprintf(err, errlen, "PD/CQ allocation failed: %s", strerror(errno));
-		c->st = CS_FAIL;
-		return -1;
-	}
-	memset(&qa, 0, sizeof(qa));
-	qa.send_cq = c->cq;
-	qa.recv_cq = c->cq;
-	qa.qp_type = IBV_QPT_RC;
-	qa.cap.max_send_wr = c->nslot + 4;
-	qa.cap.max_recv_wr = (c->nrecv > 0 ? c->nrecv : 1) + 4;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
-	if (rdma_create_qp(c->id, c->pd, &qa)) {
-		snprintf(err, errlen, "rdma_create_qp: %s", strerror(errno));
-		c->st = CS_FAIL;
-		return -1;
-	}
+static int conn_create_qp(struct conn *c, char *err, size_t errlen)
+{
+	int rc = srp_cm_create_qp(c->id, c->nrecv + c->nslot + 16, c->nslot + 4,
+				  (c->nrecv > 0 ? c->nrecv : 1) + 4, &c->pd, &c->cq);
+
+	if (rc == SRP_CM_ERR_PD_CQ)
+		return conn_fail(c, err, errlen, "PD/CQ allocation failed: %s", strerror(errno));
+	if (rc)
+		return conn_fail(c, err, errlen, "rdma_create_qp: %s", strerror(errno));
 	c->qp = c->id->qp;
+	return 0;
+}
 
-	c->rbuf = xalign((size_t)(c->nrecv > 0 ? c->nrecv : 1) * c->rsz);
+/* receive, send and data buffers, their MRs, and the posted receives */
+static int conn_setup_buffers(struct conn *c, char *err, size_t errlen)
+{
+	size_t rlen = (size_t)(c->nrecv > 0 ? c->nrecv : 1) * c->rsz;
+	int i;
+
+	c->rbuf = xalign(rlen);
 	c->sbuf = xalign((size_t)c->nslot * c->ssz);
 	c->dbuf = xalign(c->dsz);
 	c->sfree = calloc(c->nslot, sizeof(int));
-	if (!c->rbuf || !c->sbuf || !c->dbuf || !c->sfree) {
-		snprintf(err, errlen, "out of memory");
-		c->st = CS_FAIL;
-		return -1;
-	}
+	if (!c->rbuf || !c->sbuf || !c->dbuf || !c->sfree)
+		return conn_fail(c, err, errlen, "out of memory");
 	for (i = 0; i < c->nslot; i++)
 		c->sfree[c->nsfree++] = i;
-	c->rmr = ibv_reg_mr(c->pd, c->rbuf, (size_t)(c->nrecv > 0 ? c->nrecv : 1) * c->rsz,
-			    IBV_ACCESS_LOCAL_WRITE);
+	c->rmr = ibv_reg_mr(c->pd, c->rbuf, rlen, IBV_ACCESS_LOCAL_WRITE);
 	c->smr = ibv_reg_mr(c->pd, c->sbuf, (size_t)c->nslot * c->ssz, 0);
 	c->dmr = ibv_reg_mr(c->pd, c->dbuf, c->dsz, IBV_ACCESS_LOCAL_WRITE |
 			    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
-	if (!c->rmr || !c->smr || !c->dmr) {
-		snprintf(err, errlen, "ibv_reg_mr: %s", strerror(errno));
-		c->st = CS_FAIL;
-		return -1;
-	}
+	if (!c->rmr || !c->smr || !c->dmr)
+		return conn_fail(c, err, errlen, "ibv_reg_mr: %s", strerror(errno));
 	for (i = 0; i < c->nrecv; i++)
-		if (post_recv(c, i)) {
-			snprintf(err, errlen, "ibv_post_recv failed");
-			c->st = CS_FAIL;
-			return -1;
-		}
+		if (post_recv(c, i))
+			return conn_fail(c, err, errlen, "ibv_post_recv failed");
+	return 0;
+}
 
-	/* the SRP login request */
+/* the SRP login request as CM private data, with the case's byte pokes */
+static void conn_login_pdata(struct conn *c, const struct login_opts *o)
+{
+	int i;
+
 	memset(c->pdata, 0, sizeof(c->pdata));
-	req = (struct srpw_login_req_rdma *)c->pdata;
-	put_be64((uint8_t *)&req->tag, o->tag);
-	put_be16((uint8_t *)&req->req_buf_fmt, o->buf_fmt);
-	req->req_flags = o->flags;
-	req->opcode = o->opcode;
-	put_be32((uint8_t *)&req->req_it_iu_len, o->iu_len);
-	memcpy(req->initiator_port_id, o->init_id, 16);
-	memcpy(req->target_port_id, o->tgt_id, 16);
-	put_be16((uint8_t *)&req->imm_data_offset, o->imm_off);
-	memcpy(req->reserved, o->reserved, 6);
+	srp_login_req_pack((struct srpw_login_req_rdma *)c->pdata, &o->login);
 	for (i = 0; i < o->npoke; i++)
 		if (o->poke_off[i] >= 0 && o->poke_off[i] < (int)sizeof(c->pdata))
 			c->pdata[o->poke_off[i]] = o->poke_val[i];
 	c->pdlen = o->pdlen;
+}
+
+/* RDMA read depths: the case's, else what the device allows (at most 16) */
+static void conn_set_param(struct conn *c, const struct login_opts *o)
+{
+	struct ibv_device_attr da;
 
 	if (ibv_query_device(c->id->verbs, &da))
 		memset(&da, 0, sizeof(da));
@@ -618,12 +599,23 @@ int conn_start(struct conn *c, const struct login_opts *o, char *err, size_t err
 				(da.max_qp_init_rd_atom > 16 ? 16 : da.max_qp_init_rd_atom);
 	c->cp.retry_count = o->retry;
 	c->cp.rnr_retry_count = o->rnr_retry;
-	c->st = CS_CONNECTING;
-	if (rdma_connect(c->id, &c->cp)) {
-		snprintf(err, errlen, "rdma_connect: %s", strerror(errno));
-		c->st = CS_FAIL;
+}
+
+/*
+ * conn_start: resolve, set up the QP and buffers and send the login; the
+ * answer comes through pump() (conn_wait_login()).
+ */
+int conn_start(struct conn *c, const struct login_opts *o, char *err, size_t errlen)
+{
+	conn_set_sizes(c, o);
+	if (conn_resolve(c, o, err, errlen) || conn_create_qp(c, err, errlen) ||
+	    conn_setup_buffers(c, err, errlen))
 		return -1;
-	}
+	conn_login_pdata(c, o);
+	conn_set_param(c, o);
+	c->st = CS_CONNECTING;
+	if (rdma_connect(c->id, &c->cp))
+		return conn_fail(c, err, errlen, "rdma_connect: %s", strerror(errno));
 	return 0;
 }
 
@@ -682,12 +674,7 @@ void conn_destroy(struct conn *c)
 		ibv_dereg_mr(c->smr);
 	if (c->dmr)
 		ibv_dereg_mr(c->dmr);
-	if (c->cq)
-		ibv_destroy_cq(c->cq);
-	if (c->pd)
-		ibv_dealloc_pd(c->pd);
-	if (c->id)
-		rdma_destroy_id(c->id);
+	srp_cm_release(c->id, c->cq, c->pd);
 	free(c->rbuf);
 	free(c->sbuf);
 	free(c->dbuf);

@@ -12,7 +12,7 @@
 #include <rdma/rdma_cma.h>
 #include <infiniband/verbs.h>
 
-#include "srp_wire.h"
+#include "srp_cm.h"
 
 #define MAXCONN   80
 #define MAXTAGS   8192
@@ -32,16 +32,7 @@ enum cstate {
 };
 
 struct login_opts {
-	/* private data fields */
-	uint64_t tag;
-	uint16_t buf_fmt;
-	uint8_t  flags;
-	uint8_t  opcode;
-	uint32_t iu_len;
-	uint8_t  init_id[16];
-	uint8_t  tgt_id[16];
-	uint16_t imm_off;
-	uint8_t  reserved[6];
+	struct srp_login_fields login;  /* private data fields */
 	int      pdlen;         /* private data length actually sent */
 	int      npoke;         /* byte overrides of the private data */
 	int      poke_off[16];

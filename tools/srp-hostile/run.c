@@ -56,6 +56,7 @@ struct rt {
 	char err[1024];
 	int skip;
 	uint32_t seed;
+	const char *rest;       /* the current step's text after its name */
 };
 
 static void rt_fail(struct rt *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -468,116 +469,162 @@ static int do_io(struct conn *c, uint64_t lba, uint64_t blocks, uint32_t seed, c
 
 /* ---- steps ---- */
 
-static int step_login(struct rt *r, char **tok, int n)
+/* run_login_opts: the defaults of this run's logins (target, port IDs) */
+static void run_login_opts(struct login_opts *o)
 {
-	struct kvs k;
-	struct login_opts o;
-	struct evalctx x = { 0 };
-	const char *s, *want = "ok";
-	uint64_t v, count = 1, tmo = g_cfg.tmo;
-	int nowait = 0, i;
-	char err[512];
+	login_defaults(o);
+	snprintf(o->dst, sizeof(o->dst), "%s", g_cfg.dst);
+	snprintf(o->src, sizeof(o->src), "%s", g_cfg.src);
+	o->port = g_cfg.port;
+	o->login.iu_len = g_cfg.max_req;
+	memcpy(o->login.init_id, g_cfg.init_id, 16);
+	memcpy(o->login.tgt_id, g_cfg.tgt_id, 16);
+}
 
-	login_defaults(&o);
-	snprintf(o.dst, sizeof(o.dst), "%s", g_cfg.dst);
-	snprintf(o.src, sizeof(o.src), "%s", g_cfg.src);
-	o.port = g_cfg.port;
-	o.iu_len = g_cfg.max_req;
-	memcpy(o.init_id, g_cfg.init_id, 16);
-	memcpy(o.tgt_id, g_cfg.tgt_id, 16);
-	kv_init(&k, tok, n);
+/* A login step: the options, how many logins, and the answer awaited. */
+struct login_step {
+	struct login_opts o;
+	uint64_t count, tmo;
+	const char *want;
+	int nowait;
+};
+
+/* login_numbers: the numeric options of a login step, in table order */
+static int login_numbers(struct rt *r, struct kvs *k, struct login_step *ls)
+{
+	struct login_opts *o = &ls->o;
+	struct evalctx x = { 0 };
+	uint64_t v;
 
 #define LNUM(key, field) do {						\
-		if (kv_num(&k, &x, key, &v, r->err, sizeof(r->err)) < 0)	\
+		if (kv_num(k, &x, key, &v, r->err, sizeof(r->err)) < 0)	\
 			return -1;					\
-		if (kv_has(&k, key))					\
+		if (kv_has(k, key))					\
 			field = v;					\
 	} while (0)
-	if (kv_has(&k, "multi"))
-		o.flags |= SRPW_MULTICHAN_MULTI;
-	if (kv_has(&k, "imm")) {
-		o.flags |= SRPW_IMMED_REQUESTED;
-		o.imm_off = 68;
+	LNUM("tag", o->login.tag);
+	LNUM("buf_fmt", o->login.buf_fmt);
+	LNUM("flags", o->login.flags);
+	LNUM("opcode", o->login.opcode);
+	LNUM("iu_len", o->login.iu_len);
+	LNUM("imm_off", o->login.imm_off);
+	LNUM("pdlen", o->pdlen);
+	LNUM("rnr", o->rnr_retry);
+	LNUM("retry", o->retry);
+	LNUM("resp_res", o->resp_res);
+	LNUM("init_depth", o->init_depth);
+	LNUM("recv", o->nrecv);
+	LNUM("rsz", o->rsz);
+	LNUM("slots", o->nslot);
+	LNUM("ssz", o->ssz);
+	LNUM("data", o->dsz);
+	LNUM("repost", o->repost);
+	LNUM("autocred", o->auto_cred);
+	LNUM("port", o->port);
+	LNUM("count", ls->count);
+	LNUM("tmo", ls->tmo);
+#undef LNUM
+	return 0;
+}
+
+/* login_pokes: @OFF=BYTE overrides of the login's private data */
+static int login_pokes(struct rt *r, struct kvs *k, struct login_opts *o)
+{
+	struct evalctx x = { 0 };
+	uint64_t off, v;
+	char key[32];
+	int i;
+
+	for (i = 0; i < k->n; i++) {
+		if (k->key[i][0] != '@')
+			continue;
+		k->used[i] = 1;
+		snprintf(key, sizeof(key), "%.*s", k->klen[i] - 1, k->key[i] + 1);
+		if (o->npoke >= 16 || eval(&x, key, &off) || !k->val[i] || eval(&x, k->val[i], &v)) {
+			rt_fail(r, "bad login override %s", k->key[i]);
+			return -1;
+		}
+		o->poke_off[o->npoke] = (int)off;
+		o->poke_val[o->npoke++] = (uint8_t)v;
 	}
-	LNUM("tag", o.tag);
-	LNUM("buf_fmt", o.buf_fmt);
-	LNUM("flags", o.flags);
-	LNUM("opcode", o.opcode);
-	LNUM("iu_len", o.iu_len);
-	LNUM("imm_off", o.imm_off);
-	LNUM("pdlen", o.pdlen);
-	LNUM("rnr", o.rnr_retry);
-	LNUM("retry", o.retry);
-	LNUM("resp_res", o.resp_res);
-	LNUM("init_depth", o.init_depth);
-	LNUM("recv", o.nrecv);
-	LNUM("rsz", o.rsz);
-	LNUM("slots", o.nslot);
-	LNUM("ssz", o.ssz);
-	LNUM("data", o.dsz);
-	LNUM("repost", o.repost);
-	LNUM("autocred", o.auto_cred);
-	LNUM("port", o.port);
-	LNUM("count", count);
-	LNUM("tmo", tmo);
-	if ((s = kv_get(&k, "init_id")) && parse_id16(s, o.init_id)) {
+	return 0;
+}
+
+/* login_parse: a login step's arguments into LS */
+static int login_parse(struct rt *r, char **tok, int n, struct login_step *ls)
+{
+	struct login_opts *o = &ls->o;
+	struct kvs k;
+	const char *s;
+
+	run_login_opts(o);
+	ls->count = 1;
+	ls->tmo = g_cfg.tmo;
+	kv_init(&k, tok, n);
+	if (kv_has(&k, "multi"))
+		o->login.flags |= SRPW_MULTICHAN_MULTI;
+	if (kv_has(&k, "imm")) {
+		o->login.flags |= SRPW_IMMED_REQUESTED;
+		o->login.imm_off = 68;
+	}
+	if (login_numbers(r, &k, ls))
+		return -1;
+	if ((s = kv_get(&k, "init_id")) && parse_id16(s, o->login.init_id)) {
 		rt_fail(r, "bad init_id=%s", s);
 		return -1;
 	}
-	if ((s = kv_get(&k, "tgt_id")) && parse_id16(s, o.tgt_id)) {
+	if ((s = kv_get(&k, "tgt_id")) && parse_id16(s, o->login.tgt_id)) {
 		rt_fail(r, "bad tgt_id=%s", s);
 		return -1;
 	}
 	if ((s = kv_get(&k, "src")))
-		snprintf(o.src, sizeof(o.src), "%s", s);
+		snprintf(o->src, sizeof(o->src), "%s", s);
 	if ((s = kv_get(&k, "dst")))
-		snprintf(o.dst, sizeof(o.dst), "%s", s);
-	if ((s = kv_get(&k, "want")))
-		want = s;
-	if (kv_has(&k, "nowait"))
-		nowait = 1;
-	for (i = 0; i < k.n; i++)
-		if (k.key[i][0] == '@') {
-			uint64_t off;
-			char key[32];
-
-			k.used[i] = 1;
-			snprintf(key, sizeof(key), "%.*s", k.klen[i] - 1, k.key[i] + 1);
-			if (o.npoke >= 16 || eval(&x, key, &off) || !k.val[i] || eval(&x, k.val[i], &v)) {
-				rt_fail(r, "bad login override %s", k.key[i]);
-				return -1;
-			}
-			o.poke_off[o.npoke] = (int)off;
-			o.poke_val[o.npoke++] = (uint8_t)v;
-		}
-	if (kv_unused(&k, r->err, sizeof(r->err)))
+		snprintf(o->dst, sizeof(o->dst), "%s", s);
+	s = kv_get(&k, "want");
+	ls->want = s ? s : "ok";
+	ls->nowait = kv_has(&k, "nowait");
+	if (login_pokes(r, &k, o))
 		return -1;
+	return kv_unused(&k, r->err, sizeof(r->err));
+}
 
-	for (i = 0; i < (int)count; i++) {
-		struct conn *c = conn_alloc();
-		char got[256];
+/* login_one: start login I of LS and, unless nowait, check its answer */
+static int login_one(struct rt *r, const struct login_step *ls, int i)
+{
+	struct conn *c = conn_alloc();
+	char err[512], got[256];
 
-		if (!c) {
-			rt_fail(r, "too many connections");
-			return -1;
-		}
-		rt_add(r, c);
-		if (conn_start(c, &o, err, sizeof(err))) {
-			snprintf(c->failwhy, sizeof(c->failwhy), "%.150s", err);
-			if (nowait)
-				continue;
-		}
-		if (nowait)
-			continue;
-		if (c->st == CS_CONNECTING)
-			conn_wait_login(c, (int)tmo);
-		login_outcome(c, got, sizeof(got));
-		vlog("c%d: login -> %s", c->idx, got);
-		if (!want_match(want, got)) {
-			rt_fail(r, "login %d/%d: expected %s, got %s", i + 1, (int)count, want, got);
-			return -1;
-		}
+	if (!c) {
+		rt_fail(r, "too many connections");
+		return -1;
 	}
+	rt_add(r, c);
+	if (conn_start(c, &ls->o, err, sizeof(err)))
+		snprintf(c->failwhy, sizeof(c->failwhy), "%.150s", err);
+	if (ls->nowait)
+		return 0;
+	if (c->st == CS_CONNECTING)
+		conn_wait_login(c, (int)ls->tmo);
+	login_outcome(c, got, sizeof(got));
+	vlog("c%d: login -> %s", c->idx, got);
+	if (!want_match(ls->want, got)) {
+		rt_fail(r, "login %d/%d: expected %s, got %s", i + 1, (int)ls->count, ls->want, got);
+		return -1;
+	}
+	return 0;
+}
+
+static int step_login(struct rt *r, char **tok, int n)
+{
+	struct login_step ls;
+	int i;
+
+	if (login_parse(r, tok, n, &ls))
+		return -1;
+	for (i = 0; i < (int)ls.count; i++)
+		if (login_one(r, &ls, i))
+			return -1;
 	return 0;
 }
 
@@ -897,71 +944,82 @@ static int no_foreign_data(struct conn *c, const char *s, char *why, size_t wl)
 	return 1;
 }
 
-/* does event e satisfy rsp/tmr alternative a? sets *why on mismatch */
-static int rsp_match(struct rt *r, struct alt *a, const struct ev *e, uint64_t tag, char *why, size_t wl)
+/* The fields of an SRP_RSP that alternatives check. */
+struct rsp_info {
+	const uint8_t *p;
+	int sns;                /* sense data present */
+	int key, asc, ascq;     /* -1 without sense data */
+	int code;               /* response code, -1 without response data */
+};
+
+static void rsp_decode(const struct ev *e, struct rsp_info *ri)
 {
 	const uint8_t *p = e->data;
-	struct evalctx x = { .c = r->cur };
-	const char *s;
-	uint32_t rlen, slen;
-	int sns, key = -1, asc = -1, ascq = -1, code = -1;
+	uint32_t rlen = get_be32(p + 32), slen = get_be32(p + 28);
 
-	(void)tag;
-	if (e->len < 36) {
-		snprintf(why, wl, "SRP_RSP too short (%d bytes)", e->len);
-		return 0;
-	}
-	rlen = get_be32(p + 32);
-	slen = get_be32(p + 28);
-	sns = (p[18] & SRPW_RSP_SNSVALID) && slen >= 14 && 36 + rlen + 14 <= (uint32_t)e->len;
-	if (sns) {
-		key = p[36 + rlen + 2] & 0xf;
-		asc = p[36 + rlen + 12];
-		ascq = p[36 + rlen + 13];
+	ri->p = p;
+	ri->key = ri->asc = ri->ascq = ri->code = -1;
+	ri->sns = (p[18] & SRPW_RSP_SNSVALID) && slen >= 14 && 36 + rlen + 14 <= (uint32_t)e->len;
+	if (ri->sns) {
+		ri->key = p[36 + rlen + 2] & 0xf;
+		ri->asc = p[36 + rlen + 12];
+		ri->ascq = p[36 + rlen + 13];
 	}
 	if ((p[18] & SRPW_RSP_RSPVALID) && rlen >= 4 && e->len >= 40)
-		code = p[39];
-	if (!strcmp(a->kind, "tmr") && code < 0) {
-		snprintf(why, wl, "no response data (RSPVALID) in task management response");
-		return 0;
-	}
-	if ((s = kv_get(&a->k, "status")) && !numlist_match(s, p[19], &x)) {
+		ri->code = p[39];
+}
+
+/* rsp_status_match: status=, key=, asc=, ascq=, code= */
+static int rsp_status_match(struct alt *a, const struct rsp_info *ri, struct evalctx *x,
+			    char *why, size_t wl)
+{
+	const uint8_t *p = ri->p;
+	const char *s;
+
+	if ((s = kv_get(&a->k, "status")) && !numlist_match(s, p[19], x)) {
 		snprintf(why, wl, "status 0x%02x, expected %s", p[19], s);
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "key")) && (!sns || !numlist_match(s, key, &x))) {
-		snprintf(why, wl, "sense key %d, expected %s", key, s);
+	if ((s = kv_get(&a->k, "key")) && (!ri->sns || !numlist_match(s, ri->key, x))) {
+		snprintf(why, wl, "sense key %d, expected %s", ri->key, s);
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "asc")) && (!sns || !numlist_match(s, asc, &x))) {
-		snprintf(why, wl, "asc 0x%02x, expected %s", asc, s);
+	if ((s = kv_get(&a->k, "asc")) && (!ri->sns || !numlist_match(s, ri->asc, x))) {
+		snprintf(why, wl, "asc 0x%02x, expected %s", ri->asc, s);
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "ascq")) && (!sns || !numlist_match(s, ascq, &x))) {
-		snprintf(why, wl, "ascq 0x%02x, expected %s", ascq, s);
+	if ((s = kv_get(&a->k, "ascq")) && (!ri->sns || !numlist_match(s, ri->ascq, x))) {
+		snprintf(why, wl, "ascq 0x%02x, expected %s", ri->ascq, s);
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "code")) && (code < 0 || !numlist_match(s, code, &x))) {
-		snprintf(why, wl, "response code %d, expected %s", code, s);
+	if ((s = kv_get(&a->k, "code")) && (ri->code < 0 || !numlist_match(s, ri->code, x))) {
+		snprintf(why, wl, "response code %d, expected %s", ri->code, s);
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "resid"))) {
-		int m;
+	return 1;
+}
 
-		if (resid_code(s, &m) || (p[18] & SRPW_RSP_RESID_MASK) != m) {
-			snprintf(why, wl, "residual flags 0x%02x, expected %s", p[18] & SRPW_RSP_RESID_MASK, s);
-			return 0;
-		}
+/* rsp_counts_match: resid=, dires=, dores=, delta=, sense=none */
+static int rsp_counts_match(struct alt *a, const uint8_t *p, struct evalctx *x,
+			    char *why, size_t wl)
+{
+	const char *s;
+	int m;
+
+	if ((s = kv_get(&a->k, "resid")) &&
+	    (resid_code(s, &m) || (p[18] & SRPW_RSP_RESID_MASK) != m)) {
+		snprintf(why, wl, "residual flags 0x%02x, expected %s", p[18] & SRPW_RSP_RESID_MASK, s);
+		return 0;
 	}
-	if ((s = kv_get(&a->k, "dires")) && !numlist_match(s, get_be32(p + 24), &x)) {
+	if ((s = kv_get(&a->k, "dires")) && !numlist_match(s, get_be32(p + 24), x)) {
 		snprintf(why, wl, "data-in residual %u, expected %s", get_be32(p + 24), s);
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "dores")) && !numlist_match(s, get_be32(p + 20), &x)) {
+	if ((s = kv_get(&a->k, "dores")) && !numlist_match(s, get_be32(p + 20), x)) {
 		snprintf(why, wl, "data-out residual %u, expected %s", get_be32(p + 20), s);
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "delta")) && !numlist_match(s, get_be32(p + 4), &x)) {
+	if ((s = kv_get(&a->k, "delta")) && !numlist_match(s, get_be32(p + 4), x)) {
 		snprintf(why, wl, "req_lim_delta %u, expected %s", get_be32(p + 4), s);
 		return 0;
 	}
@@ -969,206 +1027,300 @@ static int rsp_match(struct rt *r, struct alt *a, const struct ev *e, uint64_t t
 		snprintf(why, wl, "unexpected sense data");
 		return 0;
 	}
-	if ((s = kv_get(&a->k, "tail")) && r->cur && r->cur->dbuf &&
-	    !tail_clean(r->cur, s, (p[18] & SRPW_RSP_DIUNDER) ? get_be32(p + 24) : 0, why, wl))
-		return 0;
-	if ((s = kv_get(&a->k, "nodata")) && r->cur && r->cur->dbuf &&
-	    !no_foreign_data(r->cur, s, why, wl))
-		return 0;
-	if ((s = kv_get(&a->k, "data")) && r->cur && r->cur->dbuf) {
-		/* data=OFF:LEN:SEED:LBA - compare the data buffer with the pattern */
-		uint64_t off = 0, dl = 0, sd = 0, lba = 0;
-		uint8_t *want;
-		int bad;
+	return 1;
+}
 
-		if (sscanf(s, "%lu:%lu:%lu:%lu", &off, &dl, &sd, &lba) < 3 || off + dl > r->cur->dsz) {
-			snprintf(why, wl, "bad data= spec");
-			return 0;
-		}
-		want = malloc(dl ? dl : 1);
-		data_fill(want, dl, (uint32_t)sd, lba);
-		bad = memcmp(want, r->cur->dbuf + off, dl);
-		free(want);
-		if (bad) {
-			snprintf(why, wl, "data read back differs from the pattern");
-			return 0;
-		}
+/* data_matches: data=OFF:LEN:SEED:LBA - the data buffer holds the pattern */
+static int data_matches(struct conn *c, const char *s, char *why, size_t wl)
+{
+	uint64_t off = 0, dl = 0, sd = 0, lba = 0;
+	uint8_t *want;
+	int bad;
+
+	if (sscanf(s, "%lu:%lu:%lu:%lu", &off, &dl, &sd, &lba) < 3 || off + dl > c->dsz) {
+		snprintf(why, wl, "bad data= spec");
+		return 0;
 	}
-	if ((s = kv_get(&a->k, "zero")) && r->cur && r->cur->dbuf) {
-		/* zero=OFF:LEN - the target left these data-in bytes zero */
-		uint64_t off = 0, dl = 0, i;
-
-		if (sscanf(s, "%lu:%lu", &off, &dl) != 2 || off + dl > r->cur->dsz) {
-			snprintf(why, wl, "bad zero= spec");
-			return 0;
-		}
-		for (i = 0; i < dl; i++)
-			if (r->cur->dbuf[off + i])
-				break;
-		if (i < dl) {
-			snprintf(why, wl, "data-in byte %lu is 0x%02x, expected 0 (stale data?)",
-				 (unsigned long)(off + i), r->cur->dbuf[off + i]);
-			return 0;
-		}
+	want = malloc(dl ? dl : 1);
+	data_fill(want, dl, (uint32_t)sd, lba);
+	bad = memcmp(want, c->dbuf + off, dl);
+	free(want);
+	if (bad) {
+		snprintf(why, wl, "data read back differs from the pattern");
+		return 0;
 	}
 	return 1;
 }
 
-static int step_expect(struct rt *r, char **tok, int n)
+/* zero_matches: zero=OFF:LEN - the target left these data-in bytes zero */
+static int zero_matches(struct conn *c, const char *s, char *why, size_t wl)
 {
-	struct alt alts[8];
-	int na = 0, i, j, has_none = 0, has_tagged = 0, has_cred = 0, has_any_iu = 0, has_tlo = 0;
-	uint64_t ms = 0, end, tag;
-	struct conn *c;
-	struct evalctx x = { .c = r->cur };
-	char got[1024] = "", expd[512] = "";
-	const char *cs = NULL;
+	uint64_t off = 0, dl = 0, i;
 
-	/* split at "||"; "ms=" and "conn=" apply to the whole step */
-	memset(alts, 0, sizeof(alts));
+	if (sscanf(s, "%lu:%lu", &off, &dl) != 2 || off + dl > c->dsz) {
+		snprintf(why, wl, "bad zero= spec");
+		return 0;
+	}
+	for (i = 0; i < dl; i++)
+		if (c->dbuf[off + i])
+			break;
+	if (i < dl) {
+		snprintf(why, wl, "data-in byte %lu is 0x%02x, expected 0 (stale data?)",
+			 (unsigned long)(off + i), c->dbuf[off + i]);
+		return 0;
+	}
+	return 1;
+}
+
+/* rsp_data_match: tail=, nodata=, data=, zero= on the current data buffer */
+static int rsp_data_match(struct rt *r, struct alt *a, const uint8_t *p, char *why, size_t wl)
+{
+	struct conn *c = r->cur;
+	const char *s;
+
+	if (!c || !c->dbuf)
+		return 1;
+	if ((s = kv_get(&a->k, "tail")) &&
+	    !tail_clean(c, s, (p[18] & SRPW_RSP_DIUNDER) ? get_be32(p + 24) : 0, why, wl))
+		return 0;
+	if ((s = kv_get(&a->k, "nodata")) && !no_foreign_data(c, s, why, wl))
+		return 0;
+	if ((s = kv_get(&a->k, "data")) && !data_matches(c, s, why, wl))
+		return 0;
+	if ((s = kv_get(&a->k, "zero")) && !zero_matches(c, s, why, wl))
+		return 0;
+	return 1;
+}
+
+/* does event e satisfy rsp/tmr alternative a? sets *why on mismatch */
+static int rsp_match(struct rt *r, struct alt *a, const struct ev *e, uint64_t tag, char *why, size_t wl)
+{
+	struct evalctx x = { .c = r->cur };
+	struct rsp_info ri;
+
+	(void)tag;
+	if (e->len < 36) {
+		snprintf(why, wl, "SRP_RSP too short (%d bytes)", e->len);
+		return 0;
+	}
+	rsp_decode(e, &ri);
+	if (!strcmp(a->kind, "tmr") && ri.code < 0) {
+		snprintf(why, wl, "no response data (RSPVALID) in task management response");
+		return 0;
+	}
+	return rsp_status_match(a, &ri, &x, why, wl) && rsp_counts_match(a, ri.p, &x, why, wl) &&
+	       rsp_data_match(r, a, ri.p, why, wl);
+}
+
+/* An expect step: its alternatives and what they wait for. */
+struct expect {
+	struct alt alts[8];
+	int na;
+	uint64_t ms, tag;
+	const char *conn;       /* conn= */
+	char expd[512];         /* the expectation as written, for messages */
+	int has_none, has_tagged, has_cred, has_any_iu, has_tlo;
+};
+
+/* expect_split: split at "||"; "ms=" and "conn=" apply to the whole step */
+static int expect_split(struct rt *r, char **tok, int n, struct expect *ex, struct evalctx *x)
+{
+	int i;
+
 	for (i = 0; i < n; i++) {
+		struct alt *a = &ex->alts[ex->na];
+
 		if (!strcmp(tok[i], "||")) {
-			if (na < 7)
-				na++;
+			if (ex->na < 7)
+				ex->na++;
 			continue;
 		}
 		if (!strncmp(tok[i], "ms=", 3)) {
-			if (eval(&x, tok[i] + 3, &ms)) {
+			if (eval(x, tok[i] + 3, &ex->ms)) {
 				rt_fail(r, "bad ms=");
 				return -1;
 			}
 			continue;
 		}
 		if (!strncmp(tok[i], "conn=", 5)) {
-			cs = tok[i] + 5;
+			ex->conn = tok[i] + 5;
 			continue;
 		}
-		if (!alts[na].kind[0] && alts[na].ntok == 0 && !strchr(tok[i], '='))
-			snprintf(alts[na].kind, sizeof(alts[na].kind), "%s", tok[i]);
-		else if (alts[na].ntok < MAXTOK)
-			alts[na].tok[alts[na].ntok++] = tok[i];
-		snprintf(expd + strlen(expd), sizeof(expd) - strlen(expd), "%s%s", *expd ? " " : "", tok[i]);
+		if (!a->kind[0] && a->ntok == 0 && !strchr(tok[i], '='))
+			snprintf(a->kind, sizeof(a->kind), "%s", tok[i]);
+		else if (a->ntok < MAXTOK)
+			a->tok[a->ntok++] = tok[i];
+		snprintf(ex->expd + strlen(ex->expd), sizeof(ex->expd) - strlen(ex->expd), "%s%s",
+			 *ex->expd ? " " : "", tok[i]);
 	}
-	na++;
-	if (!strcmp(alts[0].kind, "login"))
-		return step_expect_login(r, alts[0].tok, alts[0].ntok);
-	c = rt_conn(r, cs);
+	ex->na++;
+	return 0;
+}
+
+/* expect_kinds: what the alternatives wait for; the tag= of rsp/tmr */
+static int expect_kinds(struct rt *r, struct expect *ex, struct evalctx *x)
+{
+	int i;
+
+	for (i = 0; i < ex->na; i++) {
+		struct alt *a = &ex->alts[i];
+
+		kv_init(&a->k, a->tok, a->ntok);
+		if (!strcmp(a->kind, "none")) {
+			ex->has_none = 1;
+		} else if (!strcmp(a->kind, "rsp") || !strcmp(a->kind, "tmr")) {
+			const char *t = kv_get(&a->k, "tag");
+
+			if (t && eval(x, t, &ex->tag)) {
+				rt_fail(r, "bad tag=%s", t);
+				return -1;
+			}
+			ex->has_tagged = 1;
+		} else if (!strcmp(a->kind, "cred_req")) {
+			ex->has_cred = 1;
+		} else if (!strcmp(a->kind, "iu")) {
+			ex->has_any_iu = 1;
+		} else if (!strcmp(a->kind, "t_logout")) {
+			ex->has_tlo = 1;
+		} else if (strcmp(a->kind, "disconnect") && strcmp(a->kind, "dead")) {
+			rt_fail(r, "unknown expectation '%s'", a->kind);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * ev_relevant: whether event E decides the step: disconnects always; an
+ * SRP_RSP when it carries the awaited tag (or, for "none", any); a
+ * T_LOGOUT or other IU unless only a disconnect or a credit request is
+ * awaited.
+ */
+static int ev_relevant(const struct expect *ex, const struct ev *e)
+{
+	if (e->type != EV_IU)
+		return 1;
+	if (e->len >= 1 && (e->data[0] == SRPW_CRED_REQ || e->data[0] == SRPW_AER_REQ))
+		return ex->has_cred || ex->has_any_iu;
+	if (e->len >= 16 && e->data[0] == SRPW_RSP)
+		return ex->has_tagged ? get_be64(e->data + 8) == ex->tag :
+					(ex->has_none || ex->has_any_iu);
+	if (e->len >= 1 && e->data[0] == SRPW_T_LOGOUT)
+		return ex->has_tlo || ex->has_none || ex->has_tagged || ex->has_any_iu;
+	return ex->has_none || ex->has_tagged || ex->has_any_iu;
+}
+
+/* alt_matches: whether event E satisfies alternative A; WHY says why not */
+static int alt_matches(struct rt *r, const struct expect *ex, struct alt *a,
+		       const struct ev *e, struct evalctx *x, char *why, size_t wl)
+{
+	const char *s;
+	int j;
+
+	for (j = 0; j < a->k.n; j++)
+		a->k.used[j] = 0;
+	if (!strcmp(a->kind, "disconnect") || !strcmp(a->kind, "dead"))
+		return e->type == EV_DISC || e->type == EV_DEAD;
+	if (e->type != EV_IU)
+		return 0;
+	if (!strcmp(a->kind, "rsp") || !strcmp(a->kind, "tmr"))
+		return e->len >= 16 && e->data[0] == SRPW_RSP &&
+		       get_be64(e->data + 8) == ex->tag &&
+		       rsp_match(r, a, e, ex->tag, why, wl);
+	if (!strcmp(a->kind, "t_logout")) {
+		s = kv_get(&a->k, "reason");
+		return e->len >= 8 && e->data[0] == SRPW_T_LOGOUT &&
+		       (!s || numlist_match(s, get_be32(e->data + 4), x));
+	}
+	if (!strcmp(a->kind, "cred_req"))
+		return e->len >= 1 && e->data[0] == SRPW_CRED_REQ;
+	if (!strcmp(a->kind, "iu")) {
+		s = kv_get(&a->k, "opcode");
+		return e->len >= 1 && (!s || numlist_match(s, e->data[0], x));
+	}
+	return 0;
+}
+
+/* ev_remove: take E off C's event queue and free it */
+static void ev_remove(struct conn *c, struct ev *e)
+{
+	struct ev **pp;
+
+	for (pp = &c->evq; *pp; pp = &(*pp)->next)
+		if (*pp == e) {
+			*pp = e->next;
+			break;
+		}
+	ev_free(e);
+}
+
+/*
+ * expect_event: 1 if event E satisfies an alternative, -1 if it fails the
+ * step, 0 if it does not decide it
+ */
+static int expect_event(struct rt *r, struct expect *ex, struct conn *c,
+			struct ev *e, struct evalctx *x)
+{
+	char why[256] = "", got[1024] = "";
+	int i;
+
+	if (!ev_relevant(ex, e))
+		return 0;
+	for (i = 0; i < ex->na; i++) {
+		if (alt_matches(r, ex, &ex->alts[i], e, x, why, sizeof(why)))
+			return 1;
+	}
+	describe_ev(e, got, sizeof(got));
+	if (why[0])
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), " (%s)", why);
+	if (e->type == EV_DEAD)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), ": %s", c->deadwhy);
+	rt_fail(r, "expected [%s], got %s", ex->expd, got);
+	return -1;
+}
+
+static int step_expect(struct rt *r, char **tok, int n)
+{
+	struct expect ex;
+	struct evalctx x = { .c = r->cur };
+	struct ev *e, *next;
+	struct conn *c;
+	uint64_t end;
+	int ret;
+
+	memset(&ex, 0, sizeof(ex));
+	if (expect_split(r, tok, n, &ex, &x))
+		return -1;
+	if (!strcmp(ex.alts[0].kind, "login"))
+		return step_expect_login(r, ex.alts[0].tok, ex.alts[0].ntok);
+	c = rt_conn(r, ex.conn);
 	if (!c) {
 		rt_fail(r, "expect: no connection");
 		return -1;
 	}
 	x.c = c;
 	r->cur = c;
-	tag = c->last_tag;
-	for (i = 0; i < na; i++) {
-		kv_init(&alts[i].k, alts[i].tok, alts[i].ntok);
-		if (!strcmp(alts[i].kind, "none"))
-			has_none = 1;
-		else if (!strcmp(alts[i].kind, "rsp") || !strcmp(alts[i].kind, "tmr")) {
-			const char *t = kv_get(&alts[i].k, "tag");
-
-			if (t && eval(&x, t, &tag)) {
-				rt_fail(r, "bad tag=%s", t);
-				return -1;
-			}
-			has_tagged = 1;
-		} else if (!strcmp(alts[i].kind, "cred_req"))
-			has_cred = 1;
-		else if (!strcmp(alts[i].kind, "iu"))
-			has_any_iu = 1;
-		else if (!strcmp(alts[i].kind, "t_logout"))
-			has_tlo = 1;
-		else if (strcmp(alts[i].kind, "disconnect") && strcmp(alts[i].kind, "dead")) {
-			rt_fail(r, "unknown expectation '%s'", alts[i].kind);
-			return -1;
-		}
-	}
-	if (!ms)
-		ms = has_none ? (uint64_t)g_cfg.none_ms : (uint64_t)g_cfg.tmo;
-	end = now_ms() + ms;
-	for (;;) {
-		struct ev *e, *next;
-
+	ex.tag = c->last_tag;
+	if (expect_kinds(r, &ex, &x))
+		return -1;
+	if (!ex.ms)
+		ex.ms = ex.has_none ? (uint64_t)g_cfg.none_ms : (uint64_t)g_cfg.tmo;
+	end = now_ms() + ex.ms;
+	do {
 		pump(1);
 		for (e = c->evq; e; e = next) {
-			int relevant = 0, ok = 0;
-			char why[256] = "";
-
 			next = e->next;
-			/*
-			 * Which events decide this step: disconnects always; an
-			 * SRP_RSP when it carries the awaited tag (or, for
-			 * "none", any); a T_LOGOUT or other IU unless only a
-			 * disconnect or a credit request is awaited.
-			 */
-			if (e->type != EV_IU) {
-				relevant = 1;
-			} else if (e->len >= 1 && (e->data[0] == SRPW_CRED_REQ || e->data[0] == SRPW_AER_REQ)) {
-				relevant = has_cred || has_any_iu;
-			} else if (e->len >= 16 && e->data[0] == SRPW_RSP) {
-				relevant = has_tagged ? get_be64(e->data + 8) == tag : (has_none || has_any_iu);
-			} else if (e->len >= 1 && e->data[0] == SRPW_T_LOGOUT) {
-				relevant = has_tlo || has_none || has_tagged || has_any_iu;
-			} else {
-				relevant = has_none || has_tagged || has_any_iu;
-			}
-			if (!relevant)
-				continue;
-			for (i = 0; i < na && !ok; i++) {
-				struct alt *a = &alts[i];
-
-				for (j = 0; j < a->k.n; j++)
-					a->k.used[j] = 0;
-				if (!strcmp(a->kind, "disconnect") || !strcmp(a->kind, "dead")) {
-					ok = e->type == EV_DISC || e->type == EV_DEAD;
-				} else if (e->type != EV_IU) {
-					continue;
-				} else if (!strcmp(a->kind, "rsp") || !strcmp(a->kind, "tmr")) {
-					ok = e->len >= 16 && e->data[0] == SRPW_RSP &&
-					     get_be64(e->data + 8) == tag &&
-					     rsp_match(r, a, e, tag, why, sizeof(why));
-				} else if (!strcmp(a->kind, "t_logout")) {
-					const char *rs = kv_get(&a->k, "reason");
-
-					ok = e->len >= 8 && e->data[0] == SRPW_T_LOGOUT &&
-					     (!rs || numlist_match(rs, get_be32(e->data + 4), &x));
-				} else if (!strcmp(a->kind, "cred_req")) {
-					ok = e->len >= 1 && e->data[0] == SRPW_CRED_REQ;
-				} else if (!strcmp(a->kind, "iu")) {
-					const char *os = kv_get(&a->k, "opcode");
-
-					ok = e->len >= 1 && (!os || numlist_match(os, e->data[0], &x));
-				}
-			}
-			if (ok) {
-				/* unlink e */
-				{
-					struct ev **pp;
-
-					for (pp = &c->evq; *pp; pp = &(*pp)->next)
-						if (*pp == e) {
-							*pp = e->next;
-							break;
-						}
-					ev_free(e);
-				}
-				/* a T_LOGOUT is normally followed by a disconnect: fine */
-				return 0;
-			}
-			describe_ev(e, got, sizeof(got));
-			if (why[0])
-				snprintf(got + strlen(got), sizeof(got) - strlen(got), " (%s)", why);
-			if (e->type == EV_DEAD)
-				snprintf(got + strlen(got), sizeof(got) - strlen(got), ": %s", c->deadwhy);
-			rt_fail(r, "expected [%s], got %s", expd, got);
-			return -1;
+			ret = expect_event(r, &ex, c, e, &x);
+			if (ret > 0)    /* a T_LOGOUT is normally followed by a disconnect: fine */
+				ev_remove(c, e);
+			if (ret)
+				return ret > 0 ? 0 : -1;
 		}
-		if (now_ms() >= end)
-			break;
-	}
-	if (has_none)
+	} while (now_ms() < end);
+	if (ex.has_none)
 		return 0;
-	rt_fail(r, "expected [%s], nothing within %llu ms (timeout)", expd, (unsigned long long)ms);
+	rt_fail(r, "expected [%s], nothing within %llu ms (timeout)", ex.expd,
+		(unsigned long long)ex.ms);
 	return -1;
 }
 
@@ -1261,10 +1413,195 @@ static int run_sh(const char *cmd, char *err, size_t errlen)
 	return 0;
 }
 
+/* step_conn: the connection a use/close/kill/destroy/unreg step names */
+static struct conn *step_conn(struct rt *r, char **tok, int n)
+{
+	return rt_conn(r, n > 0 ? tok[0] : NULL);
+}
+
+/* step_conn_of: step_conn(), or NULL and STEP's error when there is none */
+static struct conn *step_conn_of(struct rt *r, char **tok, int n, const char *step)
+{
+	struct conn *c = step_conn(r, tok, n);
+
+	if (!c)
+		rt_fail(r, "%s: no such connection", step);
+	return c;
+}
+
+static int step_use(struct rt *r, char **tok, int n)
+{
+	struct conn *c = step_conn_of(r, tok, n, "use");
+
+	if (c)
+		r->cur = c;
+	return c ? 0 : -1;
+}
+
+/* credits want=EXPR [ms=N]: wait until our request limit equals EXPR */
+static int step_credits(struct rt *r, char **tok, int n)
+{
+	struct kvs k;
+	struct evalctx x = { .c = r->cur };
+	uint64_t want = 0, ms = 3000, end;
+
+	kv_init(&k, tok, n);
+	if (!r->cur || kv_num(&k, &x, "want", &want, r->err, sizeof(r->err)) <= 0 ||
+	    kv_num(&k, &x, "ms", &ms, r->err, sizeof(r->err)) < 0 ||
+	    kv_unused(&k, r->err, sizeof(r->err))) {
+		if (!r->err[0])
+			rt_fail(r, "credits: want= missing or no connection");
+		return -1;
+	}
+	end = now_ms() + ms;
+	while (r->cur->req_lim != (int64_t)want && now_ms() < end)
+		pump(1);
+	if (r->cur->req_lim != (int64_t)want) {
+		rt_fail(r, "request limit is %lld after %llu ms, expected %llu (credits %s)",
+			(long long)r->cur->req_lim, (unsigned long long)ms, (unsigned long long)want,
+			r->cur->req_lim < (int64_t)want ? "not returned" : "over-returned");
+		return -1;
+	}
+	return 0;
+}
+
+/* unreg [N]: deregister the data buffer's MR */
+static int step_unreg(struct rt *r, char **tok, int n)
+{
+	struct conn *c = step_conn(r, tok, n);
+
+	if (c && c->dmr) {
+		ibv_dereg_mr(c->dmr);
+		c->dmr = NULL;
+	}
+	return 0;
+}
+
+static int step_close(struct rt *r, char **tok, int n)
+{
+	struct conn *c = step_conn_of(r, tok, n, "close");
+
+	if (c)
+		conn_disconnect(c);
+	return c ? 0 : -1;
+}
+
+static int step_kill(struct rt *r, char **tok, int n)
+{
+	struct conn *c = step_conn_of(r, tok, n, "kill");
+
+	if (c)
+		conn_kill(c);
+	return c ? 0 : -1;
+}
+
+/* destroy [N]: free the connection; the last remaining one becomes current */
+static int step_destroy(struct rt *r, char **tok, int n)
+{
+	struct conn *c = step_conn_of(r, tok, n, "destroy");
+	int i;
+
+	if (!c)
+		return -1;
+	conn_destroy(c);
+	for (i = 0; i < r->nconn; i++)
+		if (r->conns[i] == c) {
+			memmove(&r->conns[i], &r->conns[i + 1],
+				(r->nconn - i - 1) * sizeof(r->conns[0]));
+			r->nconn--;
+			break;
+		}
+	if (r->cur == c)
+		r->cur = r->nconn ? r->conns[r->nconn - 1] : NULL;
+	return 0;
+}
+
+static int step_sleep(struct rt *r, char **tok, int n)
+{
+	uint64_t ms = 0, end;
+	struct evalctx x = { 0 };
+
+	if (n < 1 || eval(&x, tok[0], &ms)) {
+		rt_fail(r, "bad sleep");
+		return -1;
+	}
+	end = now_ms() + ms;
+	while (now_ms() < end)
+		pump(1);
+	return 0;
+}
+
+static int step_io(struct rt *r, char **tok, int n)
+{
+	struct kvs k;
+	struct evalctx x = { .c = r->cur };
+	uint64_t lba = 4096 + (uint64_t)r->idx * 16, blocks = 8, seed = r->seed + 7;
+
+	kv_init(&k, tok, n);
+	if (kv_num(&k, &x, "lba", &lba, r->err, sizeof(r->err)) < 0 ||
+	    kv_num(&k, &x, "blocks", &blocks, r->err, sizeof(r->err)) < 0 ||
+	    kv_num(&k, &x, "seed", &seed, r->err, sizeof(r->err)) < 0)
+		return -1;
+	if (kv_has(&k, "conn"))
+		r->cur = rt_conn(r, kv_get(&k, "conn"));
+	if (kv_unused(&k, r->err, sizeof(r->err)))
+		return -1;
+	if (do_io(r->cur, lba, blocks, (uint32_t)seed, r->err, sizeof(r->err)))
+		return -1;
+	return 0;
+}
+
+static int step_sh(struct rt *r, char **tok, int n)
+{
+	(void)tok;
+	(void)n;
+	return run_sh(r->rest, r->err, sizeof(r->err));
+}
+
+static int step_finally(struct rt *r, char **tok, int n)
+{
+	(void)tok;
+	(void)n;
+	if (r->nfinally < 8)
+		r->finally[r->nfinally++] = strdup(r->rest);
+	return 0;
+}
+
+/* requires VAR...: skip the case unless every VAR is set and not empty */
+static int step_requires(struct rt *r, char **tok, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const char *v = getenv(tok[i]);
+
+		if (!v || !*v) {
+			snprintf(r->err, sizeof(r->err), "needs $%s", tok[i]);
+			r->skip = 1;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(struct rt *r, char **tok, int n);
+} steps[] = {
+	{ "login", step_login }, { "send", step_send }, { "expect", step_expect },
+	{ "drain", step_drain }, { "settle", step_settle }, { "alive", step_alive },
+	{ "use", step_use }, { "credits", step_credits }, { "unreg", step_unreg },
+	{ "close", step_close }, { "kill", step_kill }, { "destroy", step_destroy },
+	{ "sleep", step_sleep }, { "io", step_io }, { "sh", step_sh },
+	{ "finally", step_finally }, { "requires", step_requires },
+};
+
+/* run_step: one line of a case: its step with the arguments */
 static int run_step(struct rt *r, char *line)
 {
 	char *tok[MAXTOK], *rest;
 	char copy[4096];
+	size_t i;
 	int n;
 
 	snprintf(copy, sizeof(copy), "%s", line);
@@ -1275,142 +1612,10 @@ static int run_step(struct rt *r, char *line)
 	while (isspace((unsigned char)*rest))
 		rest++;
 	vlog("step: %s", line);
-	if (!strcmp(tok[0], "login"))
-		return step_login(r, tok + 1, n - 1);
-	if (!strcmp(tok[0], "send"))
-		return step_send(r, tok + 1, n - 1);
-	if (!strcmp(tok[0], "expect"))
-		return step_expect(r, tok + 1, n - 1);
-	if (!strcmp(tok[0], "drain"))
-		return step_drain(r, tok + 1, n - 1);
-	if (!strcmp(tok[0], "settle"))
-		return step_settle(r, tok + 1, n - 1);
-	if (!strcmp(tok[0], "alive"))
-		return step_alive(r, tok + 1, n - 1);
-	if (!strcmp(tok[0], "use")) {
-		struct conn *c = rt_conn(r, n > 1 ? tok[1] : NULL);
-
-		if (!c) {
-			rt_fail(r, "use: no such connection");
-			return -1;
-		}
-		r->cur = c;
-		return 0;
-	}
-	if (!strcmp(tok[0], "credits")) {
-		/* credits want=EXPR [ms=N]: wait until our request limit equals EXPR */
-		struct kvs k;
-		struct evalctx x = { .c = r->cur };
-		uint64_t want = 0, ms = 3000, end;
-
-		kv_init(&k, tok + 1, n - 1);
-		if (!r->cur || kv_num(&k, &x, "want", &want, r->err, sizeof(r->err)) <= 0 ||
-		    kv_num(&k, &x, "ms", &ms, r->err, sizeof(r->err)) < 0 ||
-		    kv_unused(&k, r->err, sizeof(r->err))) {
-			if (!r->err[0])
-				rt_fail(r, "credits: want= missing or no connection");
-			return -1;
-		}
-		end = now_ms() + ms;
-		while (r->cur->req_lim != (int64_t)want && now_ms() < end)
-			pump(1);
-		if (r->cur->req_lim != (int64_t)want) {
-			rt_fail(r, "request limit is %lld after %llu ms, expected %llu (credits %s)",
-				(long long)r->cur->req_lim, (unsigned long long)ms, (unsigned long long)want,
-				r->cur->req_lim < (int64_t)want ? "not returned" : "over-returned");
-			return -1;
-		}
-		return 0;
-	}
-	if (!strcmp(tok[0], "unreg")) {
-		struct conn *c = rt_conn(r, n > 1 ? tok[1] : NULL);
-
-		if (c && c->dmr) {
-			ibv_dereg_mr(c->dmr);
-			c->dmr = NULL;
-		}
-		return 0;
-	}
-	if (!strcmp(tok[0], "close") || !strcmp(tok[0], "kill") || !strcmp(tok[0], "destroy")) {
-		struct conn *c = rt_conn(r, n > 1 ? tok[1] : NULL);
-
-		if (!c) {
-			rt_fail(r, "%s: no such connection", tok[0]);
-			return -1;
-		}
-		if (tok[0][0] == 'c')
-			conn_disconnect(c);
-		else if (tok[0][0] == 'k')
-			conn_kill(c);
-		else
-			conn_destroy(c);
-		if (tok[0][0] == 'd') {
-			int i;
-
-			for (i = 0; i < r->nconn; i++)
-				if (r->conns[i] == c) {
-					memmove(&r->conns[i], &r->conns[i + 1],
-						(r->nconn - i - 1) * sizeof(r->conns[0]));
-					r->nconn--;
-					break;
-				}
-			if (r->cur == c)
-				r->cur = r->nconn ? r->conns[r->nconn - 1] : NULL;
-		}
-		return 0;
-	}
-	if (!strcmp(tok[0], "sleep")) {
-		uint64_t ms = 0, end;
-		struct evalctx x = { 0 };
-
-		if (n < 2 || eval(&x, tok[1], &ms)) {
-			rt_fail(r, "bad sleep");
-			return -1;
-		}
-		end = now_ms() + ms;
-		while (now_ms() < end)
-			pump(1);
-		return 0;
-	}
-	if (!strcmp(tok[0], "io")) {
-		struct kvs k;
-		struct evalctx x = { .c = r->cur };
-		uint64_t lba = 4096 + (uint64_t)r->idx * 16, blocks = 8, seed = r->seed + 7;
-
-		kv_init(&k, tok + 1, n - 1);
-		if (kv_num(&k, &x, "lba", &lba, r->err, sizeof(r->err)) < 0 ||
-		    kv_num(&k, &x, "blocks", &blocks, r->err, sizeof(r->err)) < 0 ||
-		    kv_num(&k, &x, "seed", &seed, r->err, sizeof(r->err)) < 0)
-			return -1;
-		if (kv_has(&k, "conn"))
-			r->cur = rt_conn(r, kv_get(&k, "conn"));
-		if (kv_unused(&k, r->err, sizeof(r->err)))
-			return -1;
-		if (do_io(r->cur, lba, blocks, (uint32_t)seed, r->err, sizeof(r->err)))
-			return -1;
-		return 0;
-	}
-	if (!strcmp(tok[0], "sh"))
-		return run_sh(rest, r->err, sizeof(r->err));
-	if (!strcmp(tok[0], "finally")) {
-		if (r->nfinally < 8)
-			r->finally[r->nfinally++] = strdup(rest);
-		return 0;
-	}
-	if (!strcmp(tok[0], "requires")) {
-		int i;
-
-		for (i = 1; i < n; i++) {
-			const char *v = getenv(tok[i]);
-
-			if (!v || !*v) {
-				snprintf(r->err, sizeof(r->err), "needs $%s", tok[i]);
-				r->skip = 1;
-				return -1;
-			}
-		}
-		return 0;
-	}
+	r->rest = rest;
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (!strcmp(tok[0], steps[i].name))
+			return steps[i].run(r, tok + 1, n - 1);
 	rt_fail(r, "unknown step '%s'", tok[0]);
 	return -1;
 }
@@ -1428,16 +1633,10 @@ static int health(int idx, char *err, size_t errlen)
 		snprintf(err, errlen, "no connection slot");
 		return -1;
 	}
-	login_defaults(&o);
-	snprintf(o.dst, sizeof(o.dst), "%s", g_cfg.dst);
-	snprintf(o.src, sizeof(o.src), "%s", g_cfg.src);
-	o.port = g_cfg.port;
-	o.iu_len = g_cfg.max_req;
+	run_login_opts(&o);
 	o.nrecv = 32;
 	o.nslot = 16;
 	o.dsz = 64 << 10;
-	memcpy(o.init_id, g_cfg.init_id, 16);
-	memcpy(o.tgt_id, g_cfg.tgt_id, 16);
 	if (conn_start(c, &o, err, errlen))
 		goto out;
 	conn_wait_login(c, g_cfg.tmo);
@@ -1609,13 +1808,28 @@ static int read_sysfs(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* Counts of the run's verdicts. */
+struct tally {
+	int npass, nfail, nskip, nknown;
+	int unhealthy;          /* failed health checks in a row */
+	char known[8192];       /* the stock-known-bad cases */
+};
+
+static void append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t size, const char *fmt, ...)
 {
-	int opt, i, list = 0, npass = 0, nfail = 0, nskip = 0, nknown = 0, unhealthy = 0;
-	char buf[128];
-	const char *initid = "0x0000000000000001000000000000abcd";
-	uint64_t t0 = now_ms();
-	char known[8192] = "";
+	size_t n = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+/* parse_args: options into g_cfg, *INITID and *LIST; exits on a bad one */
+static int parse_args(int argc, char **argv, const char **initid, int *list)
+{
+	int opt;
 
 	g_cfg.port = 5555;
 	g_cfg.tmo = 3000;
@@ -1629,7 +1843,7 @@ int main(int argc, char **argv)
 		case 'p': g_cfg.port = atoi(optarg); break;
 		case 's': snprintf(g_cfg.src, sizeof(g_cfg.src), "%s", optarg); break;
 		case 'g': g_cfg.guid = strtoull(optarg, NULL, 16); break;
-		case 'i': initid = optarg; break;
+		case 'i': *initid = optarg; break;
 		case 'm': g_cfg.max_req = strtoul(optarg, NULL, 0); break;
 		case 't': g_cfg.tmo = atoi(optarg); break;
 		case 'n': g_cfg.none_ms = atoi(optarg); break;
@@ -1637,7 +1851,7 @@ int main(int argc, char **argv)
 			subres = fopen(optarg, "a");
 			if (!subres) {
 				perror(optarg);
-				return 2;
+				return -1;
 			}
 			break;
 		case 'S': g_cfg.stock = 1; break;
@@ -1645,24 +1859,35 @@ int main(int argc, char **argv)
 		case 'M': snprintf(g_cfg.mode, sizeof(g_cfg.mode), "%s", optarg); break;
 		case 'H': g_cfg.health = 0; break;
 		case 'k': g_cfg.keep_going = 1; break;
-		case 'l': list = 1; break;
+		case 'l': *list = 1; break;
 		case 'v': g_verbose++; break;
 		default: usage();
 		}
 	}
 	if (optind >= argc || (strcmp(g_cfg.mode, "ring") && strcmp(g_cfg.mode, "srq")))
 		usage();
-	if (load_cases(argv[optind]))
-		return 2;
-	if (list) {
-		for (i = 0; i < ncases; i++)
-			printf("%s%s%s%s%s\n", cases[i].name, cases[i].stock[0] ? " stock=" : "",
-			       cases[i].stock, cases[i].mode[0] ? " mode=" : "", cases[i].mode);
-		printf("%d cases\n", ncases);
-		return 0;
-	}
-	if (!g_cfg.dst[0])
-		usage();
+	return 0;
+}
+
+static int list_cases(void)
+{
+	int i;
+
+	for (i = 0; i < ncases; i++)
+		printf("%s%s%s%s%s\n", cases[i].name, cases[i].stock[0] ? " stock=" : "",
+		       cases[i].stock, cases[i].mode[0] ? " mode=" : "", cases[i].mode);
+	printf("%d cases\n", ncases);
+	return 0;
+}
+
+/*
+ * target_params: GUID and srp_max_req_size (options, else the loaded
+ * module's parameters), our port IDs, and $GUID/$MAXREQ for the cases.
+ */
+static int target_params(const char *initid)
+{
+	char buf[128];
+
 	if (!g_cfg.guid && !read_sysfs("/sys/module/ib_srpt/parameters/srpt_service_guid", buf, sizeof(buf)))
 		g_cfg.guid = strtoull(buf, NULL, 16);
 	if (!g_cfg.max_req && !read_sysfs("/sys/module/ib_srpt/parameters/srp_max_req_size", buf, sizeof(buf)))
@@ -1671,7 +1896,7 @@ int main(int argc, char **argv)
 		g_cfg.max_req = 8260;
 	if (parse_hex(initid, g_cfg.init_id, 16) != 16) {
 		fprintf(stderr, "bad initiator port ID %s\n", initid);
-		return 2;
+		return -1;
 	}
 	put_be64(g_cfg.tgt_id, g_cfg.guid);
 	put_be64(g_cfg.tgt_id + 8, g_cfg.guid);
@@ -1679,104 +1904,146 @@ int main(int argc, char **argv)
 	setenv("GUID", buf, 1);
 	snprintf(buf, sizeof(buf), "%u", g_cfg.max_req);
 	setenv("MAXREQ", buf, 1);
-	if (cm_init())
+	return 0;
+}
+
+/*
+ * case_left_out: whether case K does not run: not selected, for the other
+ * receive mode, or (reported here) after the target stayed unhealthy or as
+ * a stock=crash case in stock mode.
+ */
+static int case_left_out(struct kase *k, struct tally *t, int nsel, char **sel)
+{
+	if (!selected(k, nsel, sel))
+		return 1;
+	if (k->mode[0] && strcmp(k->mode, g_cfg.mode)) {
+		vlog("%s: only for mode=%s", k->name, k->mode);
+		return 1;
+	}
+	if (t->unhealthy >= 2 && !g_cfg.keep_going) {
+		report("FAIL", k->name, "not run: the target stayed unhealthy", 0);
+		t->nfail++;
+		return 1;
+	}
+	if (g_cfg.stock && !strcmp(k->stock, "crash") && !g_cfg.force) {
+		report("SKIP", k->name, "stock-known-bad: crashes or wedges the stock target", 0);
+		t->nskip++;
+		t->nknown++;
+		append(t->known, sizeof(t->known), " %.95s(crash)", k->name);
+		return 1;
+	}
+	return 0;
+}
+
+/* health_after: the health check after case IDX, once more after 2 s */
+static void health_after(int idx, struct tally *t, char *herr, size_t len)
+{
+	char h2[1024];
+
+	if (!health(idx, herr, len)) {
+		t->unhealthy = 0;
+		return;
+	}
+	pump(2000);
+	if (health(idx, h2, sizeof(h2)))
+		t->unhealthy++;
+	else
+		append(herr, len, " (recovered after 2 s)");
+}
+
+/* known_bad: the stock target is known to fail case K (stock mode) */
+static int known_bad(const struct kase *k)
+{
+	return g_cfg.stock && !strcmp(k->stock, "bad");
+}
+
+/* report_failure: a failed case (ERR) as KNOWN in stock mode, else FAIL */
+static void report_failure(struct kase *k, struct tally *t, const char *err, uint64_t ms)
+{
+	char w[1100];
+
+	if (known_bad(k)) {
+		snprintf(w, sizeof(w), "stock-known-bad: %s", err);
+		report("KNOWN", k->name, w, ms);
+		t->nknown++;
+		append(t->known, sizeof(t->known), " %.95s", k->name);
+	} else {
+		report("FAIL", k->name, err, ms);
+		t->nfail++;
+	}
+}
+
+/* run_one: case IDX, the health check after it, new kernel log splats */
+static void run_one(struct kase *k, int idx, struct tally *t)
+{
+	char err[1024] = "", herr[1024] = "", kerr[1024] = "";
+	int ret, skip = 0;
+	uint64_t t0 = now_ms();
+
+	printf("...... %s\n", k->name);
+	fflush(stdout);
+	kmsg_check(kerr, sizeof(kerr)); /* drop older lines */
+	kerr[0] = 0;
+	ret = run_case(k, idx, err, sizeof(err), &skip);
+	if (g_cfg.health && !skip)
+		health_after(idx, t, herr, sizeof(herr));
+	kmsg_check(kerr, sizeof(kerr));
+	if (!ret && !herr[0] && kerr[0] == 0) {
+		report("PASS", k->name, known_bad(k) ? "marked stock-known-bad but passed" : "",
+		       now_ms() - t0);
+		t->npass++;
+		return;
+	}
+	if (skip) {
+		report("SKIP", k->name, err, now_ms() - t0);
+		t->nskip++;
+		return;
+	}
+	if (herr[0])
+		append(err, sizeof(err), "%starget unhealthy after case: %s", err[0] ? "; " : "", herr);
+	if (kerr[0])
+		append(err, sizeof(err), "%s%s", err[0] ? "; " : "", kerr);
+	report_failure(k, t, err, now_ms() - t0);
+}
+
+static int summary(const struct tally *t, uint64_t t0)
+{
+	if (g_cfg.stock)
+		printf("stock-known-bad (%d):%s\n", t->nknown, t->known);
+	printf("srp-hostile: %d passed, %d failed, %d skipped, %d stock-known-bad, %llu s\n",
+	       t->npass, t->nfail, t->nskip, t->nknown, (unsigned long long)(now_ms() - t0) / 1000);
+	printf("%d passed, %d failed\n", t->npass, t->nfail);
+	return t->nfail ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *initid = "0x0000000000000001000000000000abcd";
+	static struct tally t;
+	uint64_t t0 = now_ms();
+	char err[1024];
+	int list = 0, i;
+
+	if (parse_args(argc, argv, &initid, &list) || load_cases(argv[optind]))
+		return 2;
+	if (list)
+		return list_cases();
+	if (!g_cfg.dst[0])
+		usage();
+	if (target_params(initid) || cm_init())
 		return 2;
 	kmsg_open();
 	printf("srp-hostile: target %s:%d guid 0x%016llx srp_max_req_size %u, %s mode, %d cases%s\n",
 	       g_cfg.dst, g_cfg.port, (unsigned long long)g_cfg.guid, g_cfg.max_req, g_cfg.mode,
 	       ncases, g_cfg.stock ? " (stock mode)" : "");
 	fflush(stdout);
-
-	if (g_cfg.health) {
-		char err[1024];
-
-		if (health(0, err, sizeof(err))) {
-			printf("FATAL: target not usable before the first case: %s\n", err);
-			return 1;
-		}
+	if (g_cfg.health && health(0, err, sizeof(err))) {
+		printf("FATAL: target not usable before the first case: %s\n", err);
+		return 1;
 	}
-
-	for (i = 0; i < ncases; i++) {
-		struct kase *k = &cases[i];
-		char err[1024] = "", herr[1024] = "", kerr[1024] = "";
-		int ret, skip = 0, known_bad;
-		uint64_t t = now_ms();
-
-		if (!selected(k, argc - optind - 1, argv + optind + 1))
-			continue;
-		if (k->mode[0] && strcmp(k->mode, g_cfg.mode)) {
-			vlog("%s: only for mode=%s", k->name, k->mode);
-			continue;
-		}
-		known_bad = g_cfg.stock && !strcmp(k->stock, "bad");
-		if (unhealthy >= 2 && !g_cfg.keep_going) {
-			report("FAIL", k->name, "not run: the target stayed unhealthy", 0);
-			nfail++;
-			continue;
-		}
-		if (g_cfg.stock && !strcmp(k->stock, "crash") && !g_cfg.force) {
-			report("SKIP", k->name, "stock-known-bad: crashes or wedges the stock target", 0);
-			nskip++;
-			nknown++;
-			snprintf(known + strlen(known), sizeof(known) - strlen(known), " %.95s(crash)", k->name);
-			continue;
-		}
-		printf("...... %s\n", k->name);
-		fflush(stdout);
-		kmsg_check(kerr, sizeof(kerr)); /* drop older lines */
-		kerr[0] = 0;
-		ret = run_case(k, i, err, sizeof(err), &skip);
-		if (g_cfg.health && !skip) {
-			if (health(i, herr, sizeof(herr))) {
-				char h2[1024];
-
-				pump(2000);
-				if (health(i, h2, sizeof(h2))) {
-					unhealthy++;
-				} else {
-					snprintf(herr + strlen(herr), sizeof(herr) - strlen(herr),
-						 " (recovered after 2 s)");
-				}
-			} else {
-				unhealthy = 0;
-			}
-		}
-		kmsg_check(kerr, sizeof(kerr));
-		if (!ret && !herr[0] && kerr[0] == 0) {
-			if (known_bad)
-				report("PASS", k->name, "marked stock-known-bad but passed", now_ms() - t);
-			else
-				report("PASS", k->name, "", now_ms() - t);
-			npass++;
-			continue;
-		}
-		if (skip) {
-			report("SKIP", k->name, err, now_ms() - t);
-			nskip++;
-			continue;
-		}
-		if (herr[0])
-			snprintf(err + strlen(err), sizeof(err) - strlen(err), "%starget unhealthy after case: %s",
-				 err[0] ? "; " : "", herr);
-		if (kerr[0])
-			snprintf(err + strlen(err), sizeof(err) - strlen(err), "%s%s", err[0] ? "; " : "", kerr);
-		if (known_bad) {
-			char w[1100];
-
-			snprintf(w, sizeof(w), "stock-known-bad: %s", err);
-			report("KNOWN", k->name, w, now_ms() - t);
-			nknown++;
-			snprintf(known + strlen(known), sizeof(known) - strlen(known), " %.95s", k->name);
-		} else {
-			report("FAIL", k->name, err, now_ms() - t);
-			nfail++;
-		}
-	}
+	for (i = 0; i < ncases; i++)
+		if (!case_left_out(&cases[i], &t, argc - optind - 1, argv + optind + 1))
+			run_one(&cases[i], i, &t);
 	conn_destroy_all();
-	if (g_cfg.stock)
-		printf("stock-known-bad (%d):%s\n", nknown, known);
-	printf("srp-hostile: %d passed, %d failed, %d skipped, %d stock-known-bad, %llu s\n",
-	       npass, nfail, nskip - (g_cfg.stock ? 0 : 0), nknown, (unsigned long long)(now_ms() - t0) / 1000);
-	printf("%d passed, %d failed\n", npass, nfail);
-	return nfail ? 1 : 0;
+	return summary(&t, t0);
 }

@@ -222,12 +222,12 @@ cp_read() {
 # user-space RDMA/CM SRP login (see cp/srp-login.c). Call cp_tool_init once
 # in the test's main shell to skip the checksum on every later login.
 cp_tool() {
-	local bin=$CP_BIN/srp-login sum
+	local bin=$CP_BIN/srp-login sum lib=$CP_SRC/../../srp-hostile
 	[[ -n ${CP_TOOL:-} ]] && { echo "$CP_TOOL"; return 0; }
-	sum=$(sha256sum "$CP_SRC/srp-login.c" | cut -c1-16)
+	sum=$(cat "$CP_SRC/srp-login.c" "$lib"/srp_cm.[ch] "$lib/srp_wire.h" | sha256sum | cut -c1-16)
 	if [[ ! -x $bin || $(cat "$bin.sum" 2>/dev/null) != "$sum" ]]; then
 		mkdir -p "$CP_BIN"
-		gcc -O1 -o "$bin" "$CP_SRC/srp-login.c" -lrdmacm -libverbs >&2 ||
+		gcc -O1 -I"$lib" -o "$bin" "$CP_SRC/srp-login.c" "$lib/srp_cm.c" -lrdmacm -libverbs >&2 ||
 			{ echo "building srp-login failed" >&2; return 1; }
 		echo "$sum" >"$bin.sum"
 	fi

@@ -30,11 +30,13 @@
  * Exit status: 0 login accepted (and, with -w, not disconnected by the
  * target), 1 rejected, 2 error, 3 accepted but disconnected by the target
  * during the wait.
+ *
+ * The wire layouts and the login steps come from srp-hostile
+ * (tools/srp-hostile/srp_cm.[ch], srp_wire.h); cp_tool in lib-cp.sh builds
+ * this file with them.
  */
-#include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
-#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -44,50 +46,26 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <rdma/rdma_cma.h>
+#include "srp_cm.h"
 
-/* SRP wire formats (SRP-2 r16a and the RDMA/CM variant of the login). */
-struct login_req_rdma {
-	uint64_t tag;
-	uint16_t req_buf_fmt;	/* big endian */
-	uint8_t req_flags;
-	uint8_t opcode;
-	uint32_t req_it_iu_len;	/* big endian */
-	uint8_t initiator_port_id[16];
-	uint8_t target_port_id[16];
-	uint16_t imm_data_offset;
-	uint8_t reserved[6];
-} __attribute__((packed));
+#define NRECV 4
 
-struct login_rsp {
-	uint8_t opcode;
-	uint8_t reserved1[3];
-	uint32_t req_lim_delta;
-	uint64_t tag;
-	uint32_t max_it_iu_len;
-	uint32_t max_ti_iu_len;
-	uint16_t buf_fmt;
-	uint8_t rsp_flags;
-	uint8_t reserved2[25];
-} __attribute__((packed));
+struct args {
+	const char *src, *dst, *guid, *init_id;
+	int port, multi, iu_len, hold;
+};
 
-struct login_rej {
-	uint8_t opcode;
-	uint8_t reserved1[3];
-	uint32_t reason;
-	uint64_t tag;
-	uint8_t reserved2[8];
-	uint16_t buf_fmt;
-	uint8_t reserved3[6];
-} __attribute__((packed));
-
-#define SRP_LOGIN_REQ 0x00
-#define SRP_LOGIN_RSP 0xc0
-#define SRP_LOGIN_REJ 0xc2
-#define SRP_BUF_DIRECT 0x2
-#define SRP_BUF_INDIRECT 0x4
+/* The connection and what it owns; freed by session_close(). */
+struct session {
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+};
 
 static volatile sig_atomic_t stop;
+static char rbuf[NRECV][8192];
 
 static void on_signal(int sig)
 {
@@ -113,16 +91,44 @@ static int parse_hex(const char *s, uint8_t *out, int n)
 	return 0;
 }
 
-static int get_addr(const char *host, int port, struct sockaddr_storage *ss)
+/* parse_args: the command line into A; -1 when it is not a valid one */
+static int parse_args(int argc, char **argv, struct args *a)
 {
-	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST }, *res;
-	char p[16];
+	int opt;
 
-	snprintf(p, sizeof(p), "%d", port);
-	if (getaddrinfo(host, p, &hints, &res))
+	*a = (struct args){ .port = 5555, .iu_len = 8260 };
+	while ((opt = getopt(argc, argv, "s:d:p:g:i:Ml:w:")) != -1) {
+		switch (opt) {
+		case 's': a->src = optarg; break;
+		case 'd': a->dst = optarg; break;
+		case 'p': a->port = atoi(optarg); break;
+		case 'g': a->guid = optarg; break;
+		case 'i': a->init_id = optarg; break;
+		case 'M': a->multi = 1; break;
+		case 'l': a->iu_len = atoi(optarg); break;
+		case 'w': a->hold = atoi(optarg); break;
+		default: return -1;
+		}
+	}
+	return a->src && a->dst && a->guid && a->init_id ? 0 : -1;
+}
+
+/* login_fields: the SRP_LOGIN_REQ of A; -1 for a bad GUID or port ID */
+static int login_fields(const struct args *a, struct srp_login_fields *f)
+{
+	uint8_t guid[8];
+
+	*f = (struct srp_login_fields){
+		.tag = 0x5250,
+		.buf_fmt = SRPW_BUF_DIRECT | SRPW_BUF_INDIRECT,
+		.flags = a->multi ? SRPW_MULTICHAN_MULTI : SRPW_MULTICHAN_SINGLE,
+		.opcode = SRPW_LOGIN_REQ,
+		.iu_len = a->iu_len,
+	};
+	if (parse_hex(a->guid, guid, 8) || parse_hex(a->init_id, f->init_id, 16))
 		return -1;
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
+	memcpy(f->tgt_id, guid, 8);
+	memcpy(f->tgt_id + 8, guid, 8);
 	return 0;
 }
 
@@ -156,188 +162,194 @@ static int expect_event(struct rdma_event_channel *ec, enum rdma_cm_event_type w
 	return ok ? 0 : -1;
 }
 
-int main(int argc, char **argv)
+static int session_open(struct session *s)
 {
-	const char *src = NULL, *dst = NULL, *guid_s = NULL, *init_s = NULL;
-	int port = 5555, multi = 0, iu_len = 8260, hold = 0, opt, ret = 2;
-	struct sockaddr_storage sa_src, sa_dst;
-	struct rdma_event_channel *ec;
-	struct rdma_cm_id *id;
-	struct ibv_qp_init_attr qpa = {};
-	struct login_req_rdma req = {};
-	struct rdma_conn_param cp = {};
-	struct rdma_cm_event *ev;
-	uint8_t guid[8];
-	struct ibv_pd *pd = NULL;
-	struct ibv_cq *cq = NULL;
-	struct ibv_mr *mr = NULL;
-	static char rbuf[4][8192];
-	int i;
+	s->ec = rdma_create_event_channel();
+	if (!s->ec || rdma_create_id(s->ec, &s->id, NULL, RDMA_PS_TCP)) {
+		printf("ERROR rdma_create_id: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
 
-	while ((opt = getopt(argc, argv, "s:d:p:g:i:Ml:w:")) != -1) {
-		switch (opt) {
-		case 's': src = optarg; break;
-		case 'd': dst = optarg; break;
-		case 'p': port = atoi(optarg); break;
-		case 'g': guid_s = optarg; break;
-		case 'i': init_s = optarg; break;
-		case 'M': multi = 1; break;
-		case 'l': iu_len = atoi(optarg); break;
-		case 'w': hold = atoi(optarg); break;
-		default: goto usage;
+static int resolve(struct session *s, struct sockaddr_storage *src,
+		   struct sockaddr_storage *dst)
+{
+	if (rdma_resolve_addr(s->id, (struct sockaddr *)src,
+			      (struct sockaddr *)dst, 5000) ||
+	    expect_event(s->ec, RDMA_CM_EVENT_ADDR_RESOLVED))
+		return -1;
+	if (rdma_resolve_route(s->id, 5000) ||
+	    expect_event(s->ec, RDMA_CM_EVENT_ROUTE_RESOLVED))
+		return -1;
+	return 0;
+}
+
+/* setup_qp: PD, CQ, QP and NRECV posted receives of rbuf */
+static int setup_qp(struct session *s)
+{
+	int i, rc = srp_cm_create_qp(s->id, 16, NRECV, NRECV, &s->pd, &s->cq);
+
+	if (rc == SRP_CM_ERR_QP) {
+		printf("ERROR rdma_create_qp: %s\n", strerror(errno));
+		return -1;
+	}
+	s->mr = rc ? NULL : ibv_reg_mr(s->pd, rbuf, sizeof(rbuf), IBV_ACCESS_LOCAL_WRITE);
+	if (!s->mr) {
+		printf("ERROR PD/CQ/MR: %s\n", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < NRECV; i++) {
+		if (srp_cm_post_recv(s->id->qp, i, rbuf[i], sizeof(rbuf[i]), s->mr->lkey)) {
+			printf("ERROR ibv_post_recv\n");
+			return -1;
 		}
 	}
-	if (!src || !dst || !guid_s || !init_s)
-		goto usage;
-	if (parse_hex(guid_s, guid, 8) ||
-	    parse_hex(init_s, req.initiator_port_id, 16)) {
+	return 0;
+}
+
+static int send_login(struct session *s, const struct srp_login_fields *f)
+{
+	struct srpw_login_req_rdma req;
+	struct rdma_conn_param cp = {
+		.private_data = &req,
+		.private_data_len = sizeof(req),
+		.responder_resources = 4,
+		.initiator_depth = 4,
+		.flow_control = 1,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+
+	srp_login_req_pack(&req, f);
+	if (rdma_connect(s->id, &cp)) {
+		printf("ERROR rdma_connect: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* print_answer: print the target's answer to the login; the exit status */
+static int print_answer(const struct rdma_cm_event *ev)
+{
+	struct srp_login_answer a;
+
+	switch (srp_login_answer(ev, &a)) {
+	case SRP_LOGIN_ACCEPTED:
+		printf("LOGIN_RSP flags=0x%02x req_lim=%u max_it=%u max_ti=%u\n",
+		       a.flags, a.req_lim, a.max_it, a.max_ti);
+		return 0;
+	case SRP_LOGIN_REJECTED:
+		printf("LOGIN_REJ reason=0x%08x\n", a.reason);
+		return 1;
+	case SRP_LOGIN_NONE:
+		break;
+	}
+	if (ev->event == RDMA_CM_EVENT_REJECTED ||
+	    ev->event == RDMA_CM_EVENT_UNREACHABLE ||
+	    ev->event == RDMA_CM_EVENT_CONNECT_ERROR) {
+		printf("CM_REJ status=%d event=%s\n", ev->status,
+		       rdma_event_str(ev->event));
+		return 1;
+	}
+	printf("ERROR %s (status %d)\n", rdma_event_str(ev->event), ev->status);
+	return 2;
+}
+
+static int wait_answer(struct session *s)
+{
+	struct rdma_cm_event *ev = wait_event(s->ec, 20000);
+	int ret;
+
+	if (!ev) {
+		printf("ERROR no answer to the login\n");
+		return 2;
+	}
+	ret = print_answer(ev);
+	rdma_ack_cm_event(ev);
+	return ret;
+}
+
+/* hold: keep the channel SECONDS (or until a signal); 3 if the target ends it */
+static int hold(struct session *s, int seconds)
+{
+	time_t end = time(NULL) + seconds;
+	struct pollfd pfd = { .fd = s->ec->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	int ret = 0;
+
+	while (time(NULL) < end && !stop) {
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		if (pfd.revents & POLLIN) {
+			if (rdma_get_cm_event(s->ec, &ev))
+				break;
+			if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
+				printf("DISCONNECTED\n");
+				ret = 3;
+			}
+			rdma_ack_cm_event(ev);
+			if (ret)
+				break;
+		}
+	}
+	return ret;
+}
+
+/* logout: disconnect; after our own disconnect wait for the target's answer */
+static void logout(struct session *s, int ret)
+{
+	struct rdma_cm_event *ev;
+
+	rdma_disconnect(s->id);
+	if (ret == 0) {
+		ev = wait_event(s->ec, 3000);
+		if (ev)
+			rdma_ack_cm_event(ev);
+	}
+}
+
+static void session_close(struct session *s)
+{
+	if (s->id->qp)
+		rdma_destroy_qp(s->id);
+	if (s->mr)
+		ibv_dereg_mr(s->mr);
+	srp_cm_release(s->id, s->cq, s->pd);
+	rdma_destroy_event_channel(s->ec);
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_storage src, dst;
+	struct srp_login_fields f;
+	struct session s = {};
+	struct args a;
+	int ret = 2;
+
+	if (parse_args(argc, argv, &a)) {
+		fprintf(stderr, "usage: srp-login -s SRC -d DST [-p PORT] -g GUID -i INITID [-M] [-l IULEN] [-w SECONDS]\n");
+		return 2;
+	}
+	if (login_fields(&a, &f)) {
 		printf("ERROR bad GUID or initiator port ID\n");
 		return 2;
 	}
-	if (get_addr(src, 0, &sa_src) || get_addr(dst, port, &sa_dst)) {
+	if (srp_cm_addr(a.src, 0, &src) || srp_cm_addr(a.dst, a.port, &dst)) {
 		printf("ERROR bad address\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
-
-	ec = rdma_create_event_channel();
-	if (!ec || rdma_create_id(ec, &id, NULL, RDMA_PS_TCP)) {
-		printf("ERROR rdma_create_id: %s\n", strerror(errno));
+	if (session_open(&s))
 		return 2;
-	}
-	if (rdma_resolve_addr(id, (struct sockaddr *)&sa_src,
-			      (struct sockaddr *)&sa_dst, 5000) ||
-	    expect_event(ec, RDMA_CM_EVENT_ADDR_RESOLVED))
-		goto out;
-	if (rdma_resolve_route(id, 5000) ||
-	    expect_event(ec, RDMA_CM_EVENT_ROUTE_RESOLVED))
-		goto out;
-
-	pd = ibv_alloc_pd(id->verbs);
-	cq = pd ? ibv_create_cq(id->verbs, 16, NULL, NULL, 0) : NULL;
-	mr = pd ? ibv_reg_mr(pd, rbuf, sizeof(rbuf), IBV_ACCESS_LOCAL_WRITE) : NULL;
-	if (!cq || !mr) {
-		printf("ERROR PD/CQ/MR: %s\n", strerror(errno));
-		goto out;
-	}
-	qpa.send_cq = cq;
-	qpa.recv_cq = cq;
-	qpa.qp_type = IBV_QPT_RC;
-	qpa.cap.max_send_wr = 4;
-	qpa.cap.max_recv_wr = 4;
-	qpa.cap.max_send_sge = 1;
-	qpa.cap.max_recv_sge = 1;
-	if (rdma_create_qp(id, pd, &qpa)) {
-		printf("ERROR rdma_create_qp: %s\n", strerror(errno));
-		goto out;
-	}
-	for (i = 0; i < 4; i++) {
-		struct ibv_sge sge = {
-			.addr = (uintptr_t)rbuf[i], .length = sizeof(rbuf[i]),
-			.lkey = mr->lkey,
-		};
-		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
-
-		if (ibv_post_recv(id->qp, &wr, &bad)) {
-			printf("ERROR ibv_post_recv\n");
-			goto out;
-		}
-	}
-
-	req.opcode = SRP_LOGIN_REQ;
-	req.tag = 0x5250;
-	req.req_it_iu_len = htobe32(iu_len);
-	req.req_buf_fmt = htobe16(SRP_BUF_DIRECT | SRP_BUF_INDIRECT);
-	req.req_flags = multi ? 1 : 0;
-	memcpy(req.target_port_id, guid, 8);
-	memcpy(req.target_port_id + 8, guid, 8);
-	cp.private_data = &req;
-	cp.private_data_len = sizeof(req);
-	cp.responder_resources = 4;
-	cp.initiator_depth = 4;
-	cp.flow_control = 1;
-	cp.retry_count = 7;
-	cp.rnr_retry_count = 7;
-	if (rdma_connect(id, &cp)) {
-		printf("ERROR rdma_connect: %s\n", strerror(errno));
-		goto out;
-	}
-	ev = wait_event(ec, 20000);
-	if (!ev) {
-		printf("ERROR no answer to the login\n");
-		goto out;
-	}
-	if (ev->event == RDMA_CM_EVENT_ESTABLISHED &&
-	    ev->param.conn.private_data_len >= sizeof(struct login_rsp) &&
-	    ((const struct login_rsp *)ev->param.conn.private_data)->opcode == SRP_LOGIN_RSP) {
-		const struct login_rsp *rsp = ev->param.conn.private_data;
-
-		printf("LOGIN_RSP flags=0x%02x req_lim=%u max_it=%u max_ti=%u\n",
-		       rsp->rsp_flags, be32toh(rsp->req_lim_delta),
-		       be32toh(rsp->max_it_iu_len), be32toh(rsp->max_ti_iu_len));
-		ret = 0;
-	} else if (ev->event == RDMA_CM_EVENT_REJECTED &&
-		   ev->param.conn.private_data_len >= 8 &&
-		   ((const struct login_rej *)ev->param.conn.private_data)->opcode == SRP_LOGIN_REJ) {
-		const struct login_rej *rej = ev->param.conn.private_data;
-
-		printf("LOGIN_REJ reason=0x%08x\n", be32toh(rej->reason));
-		ret = 1;
-	} else if (ev->event == RDMA_CM_EVENT_REJECTED ||
-		   ev->event == RDMA_CM_EVENT_UNREACHABLE ||
-		   ev->event == RDMA_CM_EVENT_CONNECT_ERROR) {
-		printf("CM_REJ status=%d event=%s\n", ev->status,
-		       rdma_event_str(ev->event));
-		ret = 1;
-	} else {
-		printf("ERROR %s (status %d)\n", rdma_event_str(ev->event),
-		       ev->status);
-	}
-	rdma_ack_cm_event(ev);
-
-	if (ret == 0 && hold > 0) {
-		time_t end = time(NULL) + hold;
-		struct pollfd pfd = { .fd = ec->fd, .events = POLLIN };
-
-		while (time(NULL) < end && !stop) {
-			if (poll(&pfd, 1, 200) <= 0)
-				continue;
-			if (pfd.revents & POLLIN) {
-				if (rdma_get_cm_event(ec, &ev))
-					break;
-				if (ev->event == RDMA_CM_EVENT_DISCONNECTED) {
-					printf("DISCONNECTED\n");
-					ret = 3;
-				}
-				rdma_ack_cm_event(ev);
-				if (ret)
-					break;
-			}
-		}
-	}
-	if (ret == 0 || ret == 3) {
-		rdma_disconnect(id);
-		if (ret == 0) {
-			ev = wait_event(ec, 3000);
-			if (ev)
-				rdma_ack_cm_event(ev);
-		}
-	}
-out:
-	if (id->qp)
-		rdma_destroy_qp(id);
-	if (mr)
-		ibv_dereg_mr(mr);
-	if (cq)
-		ibv_destroy_cq(cq);
-	if (pd)
-		ibv_dealloc_pd(pd);
-	rdma_destroy_id(id);
-	rdma_destroy_event_channel(ec);
+	if (!resolve(&s, &src, &dst) && !setup_qp(&s) && !send_login(&s, &f))
+		ret = wait_answer(&s);
+	if (ret == 0 && a.hold > 0)
+		ret = hold(&s, a.hold);
+	if (ret == 0 || ret == 3)
+		logout(&s, ret);
+	session_close(&s);
 	return ret;
-usage:
-	fprintf(stderr, "usage: srp-login -s SRC -d DST [-p PORT] -g GUID -i INITID [-M] [-l IULEN] [-w SECONDS]\n");
-	return 2;
 }
