@@ -227,7 +227,7 @@ cp_tool() {
 	sum=$(cat "$CP_SRC/srp-login.c" "$lib"/srp_cm.[ch] "$lib/srp_wire.h" | sha256sum | cut -c1-16)
 	if [[ ! -x $bin || $(cat "$bin.sum" 2>/dev/null) != "$sum" ]]; then
 		mkdir -p "$CP_BIN"
-		gcc -O1 -I"$lib" -o "$bin" "$CP_SRC/srp-login.c" "$lib/srp_cm.c" -lrdmacm -libverbs >&2 ||
+		gcc -O1 -Wall -Wextra -Werror -I"$lib" -o "$bin" "$CP_SRC/srp-login.c" "$lib/srp_cm.c" -lrdmacm -libverbs >&2 ||
 			{ echo "building srp-login failed" >&2; return 1; }
 		echo "$sum" >"$bin.sum"
 	fi
