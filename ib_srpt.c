@@ -1848,10 +1848,9 @@ static bool srpt_ch_advance(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
 	if (old < new) {
 		ch->state = new;
 		moved = true;
+		trace_srpt_ch_state(ch->peer, ch->cid, old, new);
 	}
 	spin_unlock_irqrestore(&ch->recv_lock, flags);
-	if (moved)
-		trace_srpt_ch_state(ch->peer, ch->cid, old, new);
 	return moved;
 }
 
@@ -2047,6 +2046,22 @@ static void srpt_put_port_ch(struct srpt_port *sport, struct srpt_tpg *stpg,
 }
 
 /**
+ * srpt_ch_forget_acl() - stop showing a channel in its ACL's info file
+ * @ch: channel being released
+ *
+ * Done before the session goes: once it is gone, the ACL may be freed and
+ * its memory reused for another ACL, which must not show this channel.
+ */
+static void srpt_ch_forget_acl(struct srpt_rdma_ch *ch)
+{
+	if (!ch->nexus)
+		return;
+	mutex_lock(&ch->sport->mutex);
+	ch->nacl = NULL;
+	mutex_unlock(&ch->sport->mutex);
+}
+
+/**
  * srpt_release_channel_work() - free a disconnected channel
  * @w: the channel's release work
  *
@@ -2066,6 +2081,7 @@ static void srpt_release_channel_work(struct work_struct *w)
 
 	srpt_drop_waiting_ius(ch);
 	srpt_fail_rw_waiters(ch);
+	srpt_ch_forget_acl(ch);
 	if (ch->sess) {
 		target_stop_session(ch->sess);
 		target_wait_for_sess_cmds(ch->sess);
@@ -3740,7 +3756,6 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 		srpt_recycle_recv(ch, recv_ioctx, true);
 		return;
 	}
-	atomic64_inc(&ch->stats.cmds);
 	send_ioctx->tag = srp_cmd->tag;
 	if (len >= offsetof(struct srp_cmd, lun) + sizeof(srp_cmd->lun))
 		lun = scsilun_to_int(&srp_cmd->lun);
@@ -3762,6 +3777,7 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 		srpt_put_send_ioctx(send_ioctx);
 		return;
 	}
+	atomic64_inc(&ch->stats.cmds);
 	if (reason) {
 		srpt_cmd_fail_early(send_ioctx, reason);
 		return;
@@ -4092,35 +4108,36 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_abort_cmd(ioctx);
 		return;
 	}
-	if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
-					SRPT_STATE_DATA_IN))
-		target_execute_cmd(&ioctx->cmd);
-	else
+	if (!srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
+					 SRPT_STATE_DATA_IN)) {
 		pr_err("%s: tag %#llx: RDMA READ done in state %d\n",
 		       ch->sess_name, ioctx->tag, ioctx->state);
+		return;
+	}
+	atomic64_add(ioctx->cmd.data_length, &ch->stats.write_bytes);
+	target_execute_cmd(&ioctx->cmd);
 }
 
 /**
- * srpt_count_rsp() - count an answered command in its channel's statistics
+ * srpt_count_sent() - count a command whose response was sent
  * @ch: RDMA channel
- * @cmd: the command
- * @status: SCSI status of the response
+ * @ioctx: send context of the response
  *
- * The bytes are those LIO transferred: the data length less any residual.
+ * Data-in bytes count only when the RDMA WRITEs went out with the
+ * response; LIO has trimmed data_length to what it produced.
  */
-static void srpt_count_rsp(struct srpt_rdma_ch *ch, const struct se_cmd *cmd,
-			   int status)
+static void srpt_count_sent(struct srpt_rdma_ch *ch,
+			    const struct srpt_send_ioctx *ioctx)
 {
-	u64 len = cmd->data_length;
+	const struct se_cmd *cmd = &ioctx->cmd;
 
-	if (status != SAM_STAT_GOOD)
+	if (ioctx->cred_req || (cmd->se_cmd_flags & SCF_SCSI_TMR_CDB))
+		return;
+	if (cmd->scsi_status != SAM_STAT_GOOD)
 		atomic64_inc(&ch->stats.errors);
-	if (cmd->se_cmd_flags & SCF_UNDERFLOW_BIT)
-		len -= min_t(u64, len, cmd->residual_count);
-	if (cmd->data_direction == DMA_FROM_DEVICE)
-		atomic64_add(len, &ch->stats.read_bytes);
-	else if (cmd->data_direction == DMA_TO_DEVICE)
-		atomic64_add(len, &ch->stats.write_bytes);
+	if (cmd->data_direction == DMA_FROM_DEVICE && !ioctx->status_only &&
+	    ioctx->n_rdma)
+		atomic64_add(cmd->data_length, &ch->stats.read_bytes);
 }
 
 /**
@@ -4150,7 +4167,6 @@ static int srpt_build_cmd_rsp(struct srpt_rdma_ch *ch,
 	rsp->req_lim_delta = cpu_to_be32(srpt_credit_take(ch));
 	rsp->tag = tag;
 	rsp->status = status;
-	srpt_count_rsp(ch, cmd, status);
 
 	if (cmd->se_cmd_flags & (SCF_UNDERFLOW_BIT | SCF_OVERFLOW_BIT)) {
 		bool under = cmd->se_cmd_flags & SCF_UNDERFLOW_BIT;
@@ -4455,6 +4471,8 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (unlikely(wc->status != IB_WC_SUCCESS))
 		srpt_wc_error(ch, wc, "sending a response");
+	else
+		srpt_count_sent(ch, ioctx);
 	srpt_sq_release(ch, ioctx->sq_wr_held);
 	srpt_send_finished(ioctx);
 	srpt_process_wait_list(ch);
@@ -4759,6 +4777,8 @@ static int srpt_write_pending(struct se_cmd *cmd)
 	struct srpt_rdma_ch *ch = ioctx->ch;
 
 	if (!ioctx->n_rw_ctx) {
+		/* Immediate data, or nothing to transfer. */
+		atomic64_add(cmd->data_length, &ch->stats.write_bytes);
 		srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN);
 		target_execute_cmd(cmd);
 		return 0;
@@ -5493,6 +5513,85 @@ static struct configfs_attribute *srpt_da_attrs[] = {
 
 /* configfs: sessions and statistics ------------------------------------- */
 
+/*
+ * The info, statistics and logins files are made of blocks (a channel, a
+ * session header, a port) that are appended whole or not at all, so that
+ * a reader such as rtslib never sees a cut line; when the page is full,
+ * a last line says what was left out.
+ */
+#define SRPT_SHOW_BLOCK		512
+#define SRPT_SHOW_RESERVE	64
+
+/**
+ * struct srpt_show - a configfs page being filled block by block
+ * @page: the page
+ * @len: bytes in @page
+ * @left_out: blocks that did not fit
+ * @block: the block being formatted
+ * @blen: bytes in @block
+ */
+struct srpt_show {
+	char *page;
+	int len;
+	int left_out;
+	char block[SRPT_SHOW_BLOCK];
+	int blen;
+};
+
+/**
+ * srpt_show_add() - format text into the current block
+ * @s: page being filled
+ * @fmt: printf format
+ *
+ * Text that does not fit into the block is cut; blocks are sized so that
+ * this does not happen.
+ */
+static __printf(2, 3) void srpt_show_add(struct srpt_show *s,
+					 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	s->blen += vscnprintf(s->block + s->blen, sizeof(s->block) - s->blen,
+			      fmt, ap);
+	va_end(ap);
+}
+
+/**
+ * srpt_show_commit() - append the current block to the page if it fits
+ * @s: page being filled
+ *
+ * Return: true when the block was appended.
+ */
+static bool srpt_show_commit(struct srpt_show *s)
+{
+	bool fits = !s->left_out &&
+		s->len + s->blen <= PAGE_SIZE - SRPT_SHOW_RESERVE;
+
+	if (fits) {
+		memcpy(s->page + s->len, s->block, s->blen);
+		s->len += s->blen;
+	} else {
+		s->left_out++;
+	}
+	s->blen = 0;
+	return fits;
+}
+
+/**
+ * srpt_show_end() - finish the page
+ * @s: page being filled
+ *
+ * Return: the length of the page.
+ */
+static int srpt_show_end(struct srpt_show *s)
+{
+	if (s->left_out)
+		s->len += scnprintf(s->page + s->len, PAGE_SIZE - s->len,
+				    "(%d more not shown)\n", s->left_out);
+	return s->len;
+}
+
 /**
  * srpt_ch_conn_state() - a channel state in the words of the ACL info file
  * @state: channel state
@@ -5519,75 +5618,126 @@ static const char *srpt_ch_conn_state(enum srpt_ch_state state)
 }
 
 /**
- * srpt_ch_info() - append what the ACL info file says about one channel
- * @ch: channel, in its nexus; the caller holds its port's mutex
- * @buf: output
- * @size: room left in @buf
- *
- * Return: bytes written.
- */
-static int srpt_ch_info(struct srpt_rdma_ch *ch, char *buf, size_t size)
-{
-	int held = READ_ONCE(ch->rq_size) + atomic_read(&ch->cred_sent) -
-		atomic_read(&ch->req_ius);
-
-	return scnprintf(buf, size,
-			 "CID: %u   Connection State: %s\n"
-			 "   Address %s %s\n"
-			 "   Login: %ptTs UTC, receive %s, credits %d of %d, IU length %u\n"
-			 "   Statistics: commands %lld, read %lld bytes, written %lld bytes, errors %lld, aborted %lld, task management %lld\n",
-			 ch->cid, srpt_ch_conn_state(READ_ONCE(ch->state)),
-			 ch->peer, ch->using_rdma_cm ? "rdma_cm" : "ib_cm",
-			 &ch->login_time, ch->use_srq ? "SRQ" : "ring",
-			 clamp(held, 0, ch->rq_size), ch->rq_size,
-			 ch->max_it_iu_len,
-			 atomic64_read(&ch->stats.cmds),
-			 atomic64_read(&ch->stats.read_bytes),
-			 atomic64_read(&ch->stats.write_bytes),
-			 atomic64_read(&ch->stats.errors),
-			 atomic64_read(&ch->stats.aborts),
-			 atomic64_read(&ch->stats.tmfs));
-}
-
-/**
- * srpt_nexus_info() - append the session block of one nexus to an ACL's
- *	info file
+ * srpt_nexus_info() - the session block of one nexus in an ACL's info file
+ * @s: page being filled
  * @nexus: I_T nexus; the caller holds its port's mutex
  * @nacl: the ACL; only channels whose session was made with it count
- * @buf: output
- * @size: room left in @buf
  *
- * Return: bytes written; 0 when no channel of @nexus belongs to @nacl.
+ * The header goes in one block with the first channel, each further
+ * channel in a block of its own.
  */
-static int srpt_nexus_info(struct srpt_nexus *nexus,
-			   const struct se_node_acl *nacl, char *buf,
-			   size_t size)
+static void srpt_nexus_info(struct srpt_show *s, struct srpt_nexus *nexus,
+			    const struct se_node_acl *nacl)
 {
 	struct srpt_rdma_ch *ch;
-	int live = 0, n = 0, len;
+	int live = 0, connecting = 0, n = 0;
 
 	list_for_each_entry(ch, &nexus->ch_list, list) {
 		if (ch->nacl != nacl)
 			continue;
 		n++;
 		live += READ_ONCE(ch->state) == CH_LIVE;
+		connecting += READ_ONCE(ch->state) == CH_CONNECTING;
 	}
 	if (!n)
-		return 0;
-	len = scnprintf(buf, size,
-			"InitiatorName: %s\n"
-			"InitiatorAlias: 0x%16phN\n"
-			"LIO Session ID: %u   SessionType: Normal\n"
-			"Session State: TARG_SESS_STATE_%s\n"
-			"Target port ID: 0x%16phN\n"
-			"Channels: %d, %d live\n",
-			nacl->initiatorname, nexus->i_port_id, nexus->id,
-			live ? "LOGGED_IN" : "FAILED", nexus->t_port_id, n,
-			live);
+		return;
+	srpt_show_add(s, "InitiatorName: %s\n"
+		      "InitiatorAlias: 0x%16phN\n"
+		      "LIO Session ID: %u   SessionType: Normal\n"
+		      "Session State: TARG_SESS_STATE_%s\n"
+		      "Target port ID: 0x%16phN\n"
+		      "Channels: %d, %d live\n",
+		      nacl->initiatorname, nexus->i_port_id, nexus->id,
+		      live ? "LOGGED_IN" : connecting ? "ACTIVE" : "FAILED",
+		      nexus->t_port_id, n, live);
 	list_for_each_entry(ch, &nexus->ch_list, list) {
-		if (ch->nacl == nacl)
-			len += srpt_ch_info(ch, buf + len, size - len);
+		if (ch->nacl != nacl)
+			continue;
+		srpt_show_add(s, "CID: %u   Connection State: %s\n"
+			      "   Address %s %s\n",
+			      ch->cid, srpt_ch_conn_state(READ_ONCE(ch->state)),
+			      ch->peer, ch->using_rdma_cm ? "rdma_cm" : "ib_cm");
+		if (!srpt_show_commit(s))
+			return;
 	}
+}
+
+/**
+ * srpt_ch_stats() - one channel's line in an ACL's statistics file
+ * @s: page being filled
+ * @ch: channel, in its nexus; the caller holds its port's mutex
+ */
+static void srpt_ch_stats(struct srpt_show *s, struct srpt_rdma_ch *ch)
+{
+	int held = READ_ONCE(ch->rq_size) + atomic_read(&ch->cred_sent) -
+		atomic_read(&ch->req_ius);
+
+	srpt_show_add(s, "session %u cid %u login %ptTs receive %s credits %d/%d ",
+		      ch->nexus->id, ch->cid, &ch->login_time,
+		      ch->use_srq ? "srq" : "ring",
+		      clamp(held, 0, ch->rq_size), ch->rq_size);
+	srpt_show_add(s, "commands %llu read_bytes %llu write_bytes %llu ",
+		      (u64)atomic64_read(&ch->stats.cmds),
+		      (u64)atomic64_read(&ch->stats.read_bytes),
+		      (u64)atomic64_read(&ch->stats.write_bytes));
+	srpt_show_add(s, "errors %llu aborts %llu tmfs %llu\n",
+		      (u64)atomic64_read(&ch->stats.errors),
+		      (u64)atomic64_read(&ch->stats.aborts),
+		      (u64)atomic64_read(&ch->stats.tmfs));
+	srpt_show_commit(s);
+}
+
+/**
+ * srpt_nacl_show() - fill an ACL's info or statistics file
+ * @item: the ACL's configfs item
+ * @page: output
+ * @stats: the statistics file, else the info file
+ *
+ * Walks the nexuses of the ACL's port under srpt_dev_mutex (which keeps the
+ * port) and the port's mutex (which keeps its nexuses and channels).
+ *
+ * Return: bytes written.
+ */
+static ssize_t srpt_nacl_show(struct config_item *item, char *page,
+			      bool stats)
+{
+	struct se_node_acl *nacl = acl_to_nacl(item);
+	struct srpt_tpg *stpg = container_of(nacl->se_tpg, struct srpt_tpg,
+					     tpg);
+	struct srpt_show *s;
+	struct srpt_nexus *nexus;
+	struct srpt_rdma_ch *ch;
+	struct srpt_port *sport;
+	int len;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	s->page = page;
+	mutex_lock(&srpt_dev_mutex);
+	sport = stpg->port_id->sport;
+	if (sport) {
+		mutex_lock(&sport->mutex);
+		list_for_each_entry(nexus, &sport->nexus_list, entry) {
+			if (s->left_out)
+				break;
+			if (!stats) {
+				srpt_nexus_info(s, nexus, nacl);
+				continue;
+			}
+			list_for_each_entry(ch, &nexus->ch_list, list) {
+				if (ch->nacl == nacl)
+					srpt_ch_stats(s, ch);
+			}
+		}
+		mutex_unlock(&sport->mutex);
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	if (!s->len && !s->left_out && !stats)
+		s->len = sysfs_emit(page, "No active SRP session for %s\n",
+				    nacl->initiatorname);
+	len = srpt_show_end(s);
+	kfree(s);
 	return len;
 }
 
@@ -5605,32 +5755,27 @@ static int srpt_nexus_info(struct srpt_nexus *nexus,
  */
 static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
 {
-	struct se_node_acl *nacl = acl_to_nacl(item);
-	struct srpt_tpg *stpg = container_of(nacl->se_tpg, struct srpt_tpg,
-					     tpg);
-	struct srpt_nexus *nexus;
-	struct srpt_port *sport;
-	int len = 0;
-
-	mutex_lock(&srpt_dev_mutex);
-	sport = stpg->port_id->sport;
-	if (sport) {
-		mutex_lock(&sport->mutex);
-		list_for_each_entry(nexus, &sport->nexus_list, entry)
-			len += srpt_nexus_info(nexus, nacl, page + len,
-					       PAGE_SIZE - len);
-		mutex_unlock(&sport->mutex);
-	}
-	mutex_unlock(&srpt_dev_mutex);
-	if (!len)
-		len = sysfs_emit(page, "No active SRP session for %s\n",
-				 nacl->initiatorname);
-	return len;
+	return srpt_nacl_show(item, page, false);
 }
 CONFIGFS_ATTR_RO(srpt_nacl_, info);
 
+/**
+ * srpt_nacl_statistics_show() - configfs: acls/<name>/statistics, one line
+ *	of counters per logged-in channel of an ACL
+ * @item: the ACL's configfs item
+ * @page: output
+ *
+ * Return: bytes written.
+ */
+static ssize_t srpt_nacl_statistics_show(struct config_item *item, char *page)
+{
+	return srpt_nacl_show(item, page, true);
+}
+CONFIGFS_ATTR_RO(srpt_nacl_, statistics);
+
 static struct configfs_attribute *srpt_nacl_base_attrs[] = {
 	&srpt_nacl_attr_info,
+	&srpt_nacl_attr_statistics,
 	NULL,
 };
 
@@ -5669,26 +5814,22 @@ static const char *const srpt_rej_names[SRPT_NR_REJ_REASONS] = {
 };
 
 /**
- * srpt_port_logins() - append the login counters of one port
+ * srpt_port_logins() - the login counters of one port, as one block
+ * @s: page being filled
  * @sport: HCA port
- * @buf: output
- * @size: room left in @buf
- *
- * Return: bytes written.
  */
-static int srpt_port_logins(struct srpt_port *sport, char *buf, size_t size)
+static void srpt_port_logins(struct srpt_show *s, struct srpt_port *sport)
 {
-	int i, len;
+	int i;
 
-	len = scnprintf(buf, size, "%s port %u (%s):\n\taccepted %lld\n",
-			dev_name(&sport->sdev->device->dev), sport->port,
-			sport->gid_name,
-			atomic64_read(&sport->logins_accepted));
+	srpt_show_add(s, "%s port %u (%s):\n\taccepted %llu\n",
+		      dev_name(&sport->sdev->device->dev), sport->port,
+		      sport->gid_name,
+		      (u64)atomic64_read(&sport->logins_accepted));
 	for (i = 0; i < SRPT_NR_REJ_REASONS; i++)
-		len += scnprintf(buf + len, size - len,
-				 "\trejected, %s: %lld\n", srpt_rej_names[i],
-				 atomic64_read(&sport->logins_rejected[i]));
-	return len;
+		srpt_show_add(s, "\trejected, %s: %llu\n", srpt_rej_names[i],
+			      (u64)atomic64_read(&sport->logins_rejected[i]));
+	srpt_show_commit(s);
 }
 
 /**
@@ -5702,16 +5843,22 @@ static int srpt_port_logins(struct srpt_port *sport, char *buf, size_t size)
 static ssize_t srpt_wwn_logins_show(struct config_item *item, char *page)
 {
 	struct srpt_device *sdev;
-	int len = 0;
+	struct srpt_show *s;
+	int len;
 	u32 i;
 
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	s->page = page;
 	mutex_lock(&srpt_dev_mutex);
 	list_for_each_entry(sdev, &srpt_dev_list, list) {
-		for (i = 0; i < sdev->port_cnt; i++)
-			len += srpt_port_logins(&sdev->port[i], page + len,
-						PAGE_SIZE - len);
+		for (i = 0; i < sdev->port_cnt && !s->left_out; i++)
+			srpt_port_logins(s, &sdev->port[i]);
 	}
 	mutex_unlock(&srpt_dev_mutex);
+	len = srpt_show_end(s);
+	kfree(s);
 	return len;
 }
 CONFIGFS_ATTR_RO(srpt_wwn_, logins);

@@ -346,14 +346,6 @@ enum srpt_ch_state {
 	CH_DISCONNECTED,
 };
 
-/* Channel state names for the srpt_ch_state tracepoint. */
-#define SRPT_CH_STATE_NAMES				\
-	{ CH_CONNECTING,	"connecting" },		\
-	{ CH_LIVE,		"live" },		\
-	{ CH_DISCONNECTING,	"disconnecting" },	\
-	{ CH_DRAINING,		"draining" },		\
-	{ CH_DISCONNECTED,	"disconnected" }
-
 struct srpt_port;
 struct srpt_nexus;
 
@@ -426,6 +418,7 @@ struct srpt_ch_stats {
  * @nacl: ACL of @sess, only compared, never dereferenced; set with @stpg
  * @cid: number of the channel in its nexus, for the ACL's info attribute
  * @login_time: wall-clock seconds of the login
+ * @peer: initiator address: IP address (RDMA/CM) or GUID form (IB/CM)
  * @stats: counters shown in the ACL's info attribute
  */
 struct srpt_rdma_ch {

@@ -2632,6 +2632,40 @@ static void srpt_test_credit_interleaved(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, total, 100);
 }
 
+/* The info file is filled whole blocks at a time and says what it left out. */
+static void srpt_test_show_whole_blocks(struct kunit *test)
+{
+	struct srpt_show *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	char *page = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	int i, len, added = 0, cids = 0, addrs = 0;
+	char want[32];
+	const char *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	s->page = page;
+	for (i = 0; i < 100; i++) {
+		srpt_show_add(s, "CID: %d   Connection State: TARG_CONN_STATE_LOGGED_IN\n",
+			      i);
+		srpt_show_add(s, "   Address fe80:0000:0000:0000:0002:c903:00a1:b2c3 rdma_cm\n");
+		added += srpt_show_commit(s);
+	}
+	len = srpt_show_end(s);
+	KUNIT_EXPECT_GT(test, added, 0);
+	KUNIT_EXPECT_LT(test, added, 100);
+	KUNIT_EXPECT_LT(test, len, (int)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, (int)strlen(page), len);
+	KUNIT_EXPECT_EQ(test, page[len - 1], '\n');
+	for (p = page; (p = strstr(p, "CID: ")); p++)
+		cids++;
+	for (p = page; (p = strstr(p, "   Address ")); p++)
+		addrs++;
+	KUNIT_EXPECT_EQ(test, cids, added);
+	KUNIT_EXPECT_EQ(test, addrs, added);
+	snprintf(want, sizeof(want), "(%d more not shown)\n", 100 - added);
+	KUNIT_EXPECT_STREQ(test, page + len - strlen(want), want);
+}
+
 static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_dm_layout),
 	KUNIT_CASE(srpt_test_class_port_info),
@@ -2760,6 +2794,7 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_buf_budget),
 	KUNIT_CASE(srpt_test_data_pages_zeroed),
 	KUNIT_CASE(srpt_test_send_ioctx_reset),
+	KUNIT_CASE(srpt_test_show_whole_blocks),
 	KUNIT_CASE(srpt_test_keep_data_buf),
 	KUNIT_CASE(srpt_test_cmd_indirect_len_mismatch),
 	KUNIT_CASE(srpt_test_cmd_indirect_sum_overflow),

@@ -15,6 +15,17 @@
 
 #include <linux/tracepoint.h>
 
+/* So that perf and trace-cmd can decode the symbolic fields. */
+TRACE_DEFINE_ENUM(CH_CONNECTING);
+TRACE_DEFINE_ENUM(CH_LIVE);
+TRACE_DEFINE_ENUM(CH_DISCONNECTING);
+TRACE_DEFINE_ENUM(CH_DRAINING);
+TRACE_DEFINE_ENUM(CH_DISCONNECTED);
+TRACE_DEFINE_ENUM(DMA_BIDIRECTIONAL);
+TRACE_DEFINE_ENUM(DMA_TO_DEVICE);
+TRACE_DEFINE_ENUM(DMA_FROM_DEVICE);
+TRACE_DEFINE_ENUM(DMA_NONE);
+
 TRACE_EVENT(srpt_login,
 	    TP_PROTO(const char *dev, u32 port, const char *src,
 		     const u8 *i_port_id, u32 reason),
@@ -47,8 +58,18 @@ TRACE_EVENT(srpt_ch_state,
 			   __entry->old = old;
 			   __entry->new = new;),
 	    TP_printk("%s cid %u %s -> %s", __get_str(name), __entry->cid,
-		      __print_symbolic(__entry->old, SRPT_CH_STATE_NAMES),
-		      __print_symbolic(__entry->new, SRPT_CH_STATE_NAMES))
+		      __print_symbolic(__entry->old,
+				       { CH_CONNECTING, "connecting" },
+				       { CH_LIVE, "live" },
+				       { CH_DISCONNECTING, "disconnecting" },
+				       { CH_DRAINING, "draining" },
+				       { CH_DISCONNECTED, "disconnected" }),
+		      __print_symbolic(__entry->new,
+				       { CH_CONNECTING, "connecting" },
+				       { CH_LIVE, "live" },
+				       { CH_DISCONNECTING, "disconnecting" },
+				       { CH_DRAINING, "draining" },
+				       { CH_DISCONNECTED, "disconnected" }))
 );
 
 TRACE_EVENT(srpt_cmd,

@@ -5,7 +5,7 @@
 # User Mode Linux with kunit.py from linux-source-6.12: Debian's kernels have
 # no KUnit. The driver is built into a UML kernel with KASAN and lockdep.
 #
-# Usage: tools/testing/kunit.sh [kunit.py filter glob, default ib_srpt]
+# Usage: tools/testing/kunit.sh [kunit.py filter glob, default ib_srpt*: every suite]
 #
 # Environment:
 #   IB_SRPT_CACHE  cache directory (default /var/tmp/ib_srpt-cache). The
@@ -29,7 +29,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=/dev/null
 . "$HERE/common.sh"
 
-FILTER=${1:-ib_srpt}
+FILTER=${1:-ib_srpt*}
 JOBS=${JOBS:-$(nproc)}
 KUNIT_TIMEOUT=${KUNIT_TIMEOUT:-600}
 KDIR_UML=$CACHE/kunit

@@ -3,17 +3,19 @@
 #
 # Who is logged in, and what they do: every ACL has an "info" file that
 # lists its logged-in SRP sessions (one per I_T nexus, with the channels as
-# connections, in the form targetcli's "sessions" command reads), with the
-# per-channel statistics; srpt/logins counts logins per HCA port, accepted
-# and rejected by reason.
+# connections, in the form targetcli's "sessions" command reads) and a
+# "statistics" file with a line of counters per channel; srpt/logins counts
+# logins per HCA port, accepted and rejected by reason.
 #   no-session      info says "No active SRP session", targetcli lists none
 #   info-channels   an ib_srp login with ch_count=2: one session block, two
-#                   live channels with the initiator's address
+#                   live channels with the initiator's address, two lines
+#                   of statistics
 #   targetcli       "sessions" and "sessions detail" show that session, its
 #                   two connections and the mapped LUN
 #   stats-io        1 MiB written and 2 MiB read with O_DIRECT move the byte
-#                   counters by exactly that, the command counter by at
-#                   least the number of commands
+#                   counters by exactly that (only transferred bytes
+#                   count), the command counter by at least the number of
+#                   commands
 #   stats-errors    a CDB LIO refuses counts as an error, a LUN reset as a
 #                   task management function
 #   login-counters  two accepted logins for the two channels; a login with
@@ -45,12 +47,12 @@ acls_with_session() {
 	return 0
 }
 
-# stat_sum FIELD: the sum of FIELD (commands|read|written|errors|aborted|
-# management) over the channels in the info file of the session's ACL.
+# stat_sum FIELD: the sum of FIELD (commands|read_bytes|write_bytes|errors|
+# aborts|tmfs) over the channels in the statistics file of the session's ACL.
 stat_sum() {
-	awk -v f="$1" '/^   Statistics:/ {
-		for (i = 2; i < NF; i++) if ($i == f) { v = $(i + 1); sub(/,$/, "", v); s += v }
-	} END { print s + 0 }' "$(cat "$STATE/acl")/info"
+	awk -v f="$1" '$1 == "session" {
+		for (i = 1; i < NF; i++) if ($i == f) s += $(i + 1)
+	} END { print s + 0 }' "$(cat "$STATE/acl")/statistics"
 }
 
 # logins_count WHAT: the counter "accepted" or "rejected, REASON" of the
@@ -96,6 +98,9 @@ case_info_channels() {
 	((n == 2))
 	n=$(grep -cx "   Address $IPV4 rdma_cm" "${acls[0]}/info")
 	((n == 2))
+	cat "${acls[0]}/statistics" >&2
+	n=$(grep -cE '^session [0-9]+ cid [01] login [0-9-]+ [0-9:]+ receive ring credits [0-9]+/128 commands [0-9]+ read_bytes [0-9]+ write_bytes [0-9]+ errors [0-9]+ aborts [0-9]+ tmfs [0-9]+$' "${acls[0]}/statistics")
+	((n == 2))
 }
 
 case_targetcli() {
@@ -115,11 +120,11 @@ case_targetcli() {
 case_stats_io() {
 	local disk c0 w0 r0 c1 w1 r1
 	disk=$(cat "$STATE/disk")
-	c0=$(stat_sum commands) w0=$(stat_sum written) r0=$(stat_sum read)
+	c0=$(stat_sum commands) w0=$(stat_sum write_bytes) r0=$(stat_sum read_bytes)
 	dd if=/dev/urandom of="$STATE/data" bs=1M count=1 status=none
 	dd if="$STATE/data" of="$disk" bs=64k oflag=direct status=none
 	dd if="$disk" of=/dev/null bs=64k count=32 iflag=direct status=none
-	c1=$(stat_sum commands) w1=$(stat_sum written) r1=$(stat_sum read)
+	c1=$(stat_sum commands) w1=$(stat_sum write_bytes) r1=$(stat_sum read_bytes)
 	log "commands $c0 -> $c1, written $w0 -> $w1, read $r0 -> $r1"
 	((w1 - w0 == 1048576))
 	((r1 - r0 == 2097152))
@@ -130,11 +135,11 @@ case_stats_errors() {
 	local disk e0 e1 t0 t1
 	need_cmd sg_raw sg_reset
 	disk=$(cat "$STATE/disk")
-	e0=$(stat_sum errors) t0=$(stat_sum management)
+	e0=$(stat_sum errors) t0=$(stat_sum tmfs)
 	# Opcode 0xe7 is vendor-specific: LIO answers INVALID COMMAND OPERATION CODE.
 	sg_raw -n "$disk" e7 00 00 00 00 00 >&2 || true
 	sg_reset -d "$disk" >&2
-	e1=$(stat_sum errors) t1=$(stat_sum management)
+	e1=$(stat_sum errors) t1=$(stat_sum tmfs)
 	log "errors $e0 -> $e1, task management $t0 -> $t1"
 	((e1 - e0 >= 1))
 	((t1 - t0 == 1))
