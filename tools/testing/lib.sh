@@ -33,7 +33,9 @@
 #   SUBRESULTS        file for sub-case verdicts (set by the runner)
 #   TEST_OUT          directory for extra artifacts of this test (created
 #                     on demand by test_out_dir)
-#   SOFT_RDMA_TYPE    soft RDMA driver for soft_rdma_setup (default rxe)
+#   SOFT_RDMA_TYPE    soft RDMA driver for soft_rdma_setup (default
+#                     $SRPT_TEST_RDMA, which vm.sh passes into the guest,
+#                     else rxe; siw is soft-iWARP)
 #   CI                "true": a missing tool or kernel feature fails the test
 #                     instead of skipping it (see missing_feature)
 #   LIB_STATE         state directory (default /run/ib_srpt-lib)
@@ -43,7 +45,7 @@ SRPT=${SRPT:-ours}
 CFS=/sys/kernel/config/target
 SRPT_CFS=$CFS/srpt
 LIB_STATE=${LIB_STATE:-/run/ib_srpt-lib}
-SOFT_RDMA_TYPE=${SOFT_RDMA_TYPE:-rxe}
+SOFT_RDMA_TYPE=${SOFT_RDMA_TYPE:-${SRPT_TEST_RDMA:-rxe}}
 SRP_LOGIN_PORT=${SRP_LOGIN_PORT:-5555}
 # initiator_ext of srp_login's logins (16 hex digits)
 SRP_INITIATOR_EXT=${SRP_INITIATOR_EXT:-5250000000000001}

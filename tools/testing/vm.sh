@@ -18,6 +18,14 @@
 # the results; it is kept under $IB_SRPT_RESULTS.
 #
 # Environment:
+#   GUEST_KIND=debian|debug  boot Debian's kernel (default) or the debug
+#                     kernel of tools/testing/debug-kernel.sh (KASAN, lockdep,
+#                     kmemleak, ...; it must have been built). The debug
+#                     guest has no stock ib_srpt; without KO, ib_srpt.ko is
+#                     built against it in the run directory. The guest runs
+#                     tests/debug/debug-detectors.sh first (a kernel without
+#                     the detectors fails every test) and
+#                     tests/debug/debug-kmemleak.sh last.
 #   SRPT=ours|stock   test our ib_srpt.ko (default) or the guest kernel's own
 #   KO=PATH           module to test (default: ib_srpt.ko in the repository)
 #   TESTS="01-load 02*"  tests to run (names or globs; also positional args)
@@ -29,7 +37,11 @@
 #   VM_DEBUG_ARGS="..."  memory-debugging kernel parameters of every boot
 #                     (default "slub_debug=FZPU kfence.sample_interval=1": a
 #                     use-after-free or overrun is reported, and the guest
-#                     dmesg scan fails the test; "" switches them off)
+#                     dmesg scan fails the test; "" switches them off; the
+#                     debug kernel's default: KFENCE every 10 ms and lockup
+#                     and stall limits for a slow emulated KASAN kernel)
+#   SRPT_TEST_*=...   passed into the guest's environment (see the tests;
+#                     SRPT_TEST_RDMA=rxe|siw picks the soft RDMA driver)
 #   VERBOSE=1         show the whole guest console, not only progress lines
 #   VM_RUN_DIR=DIR    use DIR as the run directory (default: a new one)
 #   CI=true           passed into the guest: a test or sub-case that would skip
@@ -49,14 +61,26 @@ VM_MEM=${VM_MEM:-4G}
 VM_SMP=${VM_SMP:-2}
 INITRAMFS_MODULES="netfs 9pnet 9pnet_virtio 9p overlay"
 
-KVER=$(guest_kver)
-GUEST=$CACHE/guest-$KVER
+GUEST_KIND=${GUEST_KIND:-debian}
+case $GUEST_KIND in
+debian)
+	KVER=$(guest_kver)
+	GUEST=$CACHE/guest-$KVER
+	;;
+debug)
+	GUEST=$("$REPO/tools/testing/debug-kernel.sh" dir) || exit 1
+	KVER=$(cat "$GUEST/kernel.release")
+	[[ $SRPT != stock ]] || fatal "the debug kernel has no stock ib_srpt (SRPT=stock)"
+	;;
+*) fatal "GUEST_KIND=$GUEST_KIND: debian or debug" ;;
+esac
 
 # prepare_kernel: download Debian's linux-image package for $KVER, unpack it
 # into $GUEST, decompress its modules and run depmod. Done once.
 prepare_kernel() {
 	local ver tmp deb moddir pkg
 	[[ -f $GUEST/.ready ]] && return 0
+	[[ $GUEST_KIND == debian ]] || fatal "$GUEST is not ready"
 	ver=$(deb_version "linux-headers-$KVER") ||
 		fatal "linux-headers-$KVER is not installed"
 	msg "preparing guest kernel $KVER ($ver) in $GUEST (once)"
@@ -179,7 +203,7 @@ main() {
 	run) [[ $# -gt 0 ]] && TESTS="$*" ;;
 	exec) script=${1:?usage: vm.sh exec SCRIPT} ;;
 	shell) ;;
-	-h|--help|help) sed -n '3,32p' "$0"; exit 0 ;;
+	-h|--help|help) sed -n '3,/^# Exit status/p' "$0"; exit 0 ;;
 	*) fatal "unknown command $mode (run, prepare, exec, shell)" ;;
 	esac
 
@@ -189,9 +213,17 @@ main() {
 	RUN_DIR=$(cd "$RUN_DIR" && pwd)
 	rm -rf "$RUN_DIR/tools" "$RUN_DIR/ib_srpt.ko" "$RUN_DIR/modules" "$RUN_DIR/out"/*
 	cp -r "$REPO/tools" "$RUN_DIR/tools"
+	if [[ $SRPT != stock && $GUEST_KIND == debug && -z ${KO:-} ]]; then
+		msg "building ib_srpt.ko against the debug kernel"
+		"$REPO/tools/testing/debug-kernel.sh" module "$RUN_DIR/ko-build" >"$RUN_DIR/ko-build.log" 2>&1 ||
+			{ tail -n 20 "$RUN_DIR/ko-build.log" >&2; fatal "building ib_srpt.ko for $KVER failed"; }
+		KO=$RUN_DIR/ko-build/ib_srpt.ko
+	fi
 	if [[ $SRPT != stock ]]; then
 		ko=${KO:-$REPO/ib_srpt.ko}
 		[[ -f $ko ]] || fatal "$ko not built (run make, or use SRPT=stock)"
+		[[ $(modinfo -F vermagic "$ko") == "$KVER "* ]] ||
+			fatal "$ko is built for $(modinfo -F vermagic "$ko" | cut -d' ' -f1), not $KVER"
 		cp "$ko" "$RUN_DIR/ib_srpt.ko"
 	fi
 	module_tree
@@ -203,7 +235,7 @@ main() {
 	{
 		printf 'MODE=%q\nSRPT=%q\nTESTS=%q\nTEST_TIMEOUT=%q\nSCRIPT=%q\nHOST_REPO=%q\n' \
 			"$mode" "$SRPT" "${TESTS:-*}" "$TEST_TIMEOUT" "$script" "$REPO"
-		printf 'BOOT_TRACE=%q\n' "${BOOT_TRACE:-0}"
+		printf 'BOOT_TRACE=%q\nGUEST_KIND=%q\n' "${BOOT_TRACE:-0}" "$GUEST_KIND"
 		env | grep -E '^SRPT_TEST_[A-Z0-9_]*=' | sed 's/^/export /' || true
 		# CI=true: the tests fail instead of skipping for a missing tool
 		[[ -z ${CI:-} ]] || printf 'export CI=%q\n' "$CI"
@@ -211,7 +243,13 @@ main() {
 
 	append="console=ttyS0,115200 panic=-1 log_buf_len=16M loglevel=4 mitigations=off"
 	append+=" nokaslr 8250.nr_uarts=1 ibsrpt_moddir=/ib_srpt/modules/lib/modules"
-	append+=" ${VM_DEBUG_ARGS-slub_debug=FZPU kfence.sample_interval=1}"
+	if [[ $GUEST_KIND == debug ]]; then
+		# KASAN watches every access already; the lockup and stall
+		# detectors get the longest limits (TCG under load is slow).
+		append+=" ${VM_DEBUG_ARGS-kfence.sample_interval=10 watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=300}"
+	else
+		append+=" ${VM_DEBUG_ARGS-slub_debug=FZPU kfence.sample_interval=1}"
+	fi
 	# shellcheck disable=SC2054 # commas belong to QEMU's option syntax
 	local -a qemu=(qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp "$VM_SMP"
 		-m "$VM_MEM" -nographic -no-reboot -nic none
@@ -223,7 +261,7 @@ main() {
 	qemu+=("${qemu_extra[@]}")
 
 	t0=$SECONDS
-	msg "booting guest ($mode, SRPT=$SRPT), run directory $RUN_DIR"
+	msg "booting guest ($mode, SRPT=$SRPT, $KVER), run directory $RUN_DIR"
 	if [[ $mode == shell ]]; then
 		"${qemu[@]}"
 		exit 0
