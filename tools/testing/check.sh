@@ -23,6 +23,14 @@
 #              as built-in code
 #   kunit      tools/testing/kunit.sh, when it exists
 #   guest      tools/testing/vm.sh: all guest tests in one boot
+#   debug-kernel  tools/testing/debug-kernel.sh build: the debug guest kernel
+#              (KASAN, lockdep, kmemleak, DEBUG_OBJECTS, UBSAN, KFENCE,
+#              lockup detectors; soft-RoCE and soft-iWARP), cached
+#   debug      GUEST_KIND=debug vm.sh on soft-RoCE: the detectors are live,
+#              then $DEBUG_TESTS, then kmemleak after all logouts
+#              (sub-results debug/...)
+#   debug-siw  the same on soft-iWARP (SRPT_TEST_RDMA=siw) with
+#              $DEBUG_SIW_TESTS (sub-results debug-siw/...)
 #
 # Each stage counts as one pass/fail/skip; for the kunit and guest stages
 # each sub-result (guest test, sub-case, KUnit result) counts instead. A failing stage does not stop the
@@ -30,10 +38,15 @@
 # fails. The last line is "N passed, N failed[, N skipped]"; the exit status
 # is 1 if anything failed.
 #
+# The debug lanes run a subset chosen by value (see DEBUG_TESTS below and
+# README): a KASAN + lockdep kernel under TCG runs the data path about ten
+# times slower than Debian's kernel.
+#
 # Environment: STAGES="build sparse ..." runs only those stages (deps always
 # runs unless NO_DEPS=1); CHECK_STOCK=1 also runs the guest tests against the
-# stock ib_srpt; TESTS selects guest tests (see vm.sh); IB_SRPT_CACHE and
-# IB_SRPT_RESULTS as in common.sh.
+# stock ib_srpt; TESTS selects guest tests (see vm.sh); DEBUG_TESTS and
+# DEBUG_SIW_TESTS the debug lanes' tests; IB_SRPT_CACHE and IB_SRPT_RESULTS
+# as in common.sh.
 
 set -uo pipefail
 
@@ -334,6 +347,38 @@ guest_stock() {
 	SRPT=stock VM_RUN_DIR=$GUEST_STOCK_DIR tools/testing/vm.sh run
 }
 
+# The debug lanes: what a KASAN/lockdep kernel adds most to the guest stage
+# (races and lifetimes: teardown, relogin, resets, aborts, hostile
+# initiators), with the data path shortened.
+DEBUG_TESTS=${DEBUG_TESTS:-16-teardown-unplug 15-relogin-loop 32-dp-stress 30-dp-integrity 60-hostile 61-hostile-srq}
+DEBUG_SIW_TESTS=${DEBUG_SIW_TESTS:-02-login-smoke 30-dp-integrity 60-hostile 61-hostile-srq}
+DEBUG_DIR=$CHECK_DIR/debug
+DEBUG_SIW_DIR=$CHECK_DIR/debug-siw
+
+debug_kernel() {
+	tools/testing/debug-kernel.sh build
+}
+
+# debug_lane DIR RDMA TESTS: the tests on the debug kernel over soft RDMA
+# driver RDMA, with the long data-path cases cut down.
+debug_lane() {
+	GUEST_KIND=debug VM_RUN_DIR=$1 SRPT_TEST_RDMA=$2 \
+		SRPT_TEST_RELOGIN_ROUNDS=${SRPT_TEST_RELOGIN_ROUNDS:-8} \
+		SRPT_TEST_TEARDOWN_ROUNDS=${SRPT_TEST_TEARDOWN_ROUNDS:-1} \
+		SRPT_TEST_DP_CREDITS_SECS=${SRPT_TEST_DP_CREDITS_SECS:-10} \
+		SRPT_TEST_DP_RESET_SECS=${SRPT_TEST_DP_RESET_SECS:-5} \
+		TEST_TIMEOUT=${DEBUG_TEST_TIMEOUT:-1200} VM_TIMEOUT=${DEBUG_VM_TIMEOUT:-3600} \
+		tools/testing/vm.sh run $3
+}
+
+debug_rxe() {
+	debug_lane "$DEBUG_DIR" rxe "$DEBUG_TESTS"
+}
+
+debug_siw() {
+	debug_lane "$DEBUG_SIW_DIR" siw "$DEBUG_SIW_TESTS"
+}
+
 # add_subresults FILE PREFIX: count the PASS/FAIL/SKIP lines of FILE.
 add_subresults() {
 	local line
@@ -374,6 +419,20 @@ main() {
 			echo "FAIL guest (not run: the build failed)"
 		fi
 	fi
+	local debug_ok=0
+	if want_stage debug-kernel || want_stage debug || want_stage debug-siw; then
+		stage debug-kernel debug_kernel && debug_ok=1
+	fi
+	for lane in debug:debug_rxe:$DEBUG_DIR debug-siw:debug_siw:$DEBUG_SIW_DIR; do
+		IFS=: read -r name fn dir <<<"$lane"
+		want_stage "$name" || continue
+		if ((debug_ok)); then
+			stage -s "$dir/out/results.txt" "$name" "$fn"
+		else
+			record "FAIL $name"
+			echo "FAIL $name (not run: no debug kernel)"
+		fi
+	done
 	if [[ ${CHECK_STOCK:-0} == 1 ]]; then
 		stage -s "$GUEST_STOCK_DIR/out/results.txt" guest-stock guest_stock
 	fi
