@@ -21,11 +21,13 @@
 #              then CONFIG_INFINIBAND_SRPT=y: Kconfig must not allow the
 #              KUnit tests with a modular KUnit, and ib_srpt.o must compile
 #              as built-in code
-#   kunit      tools/testing/kunit.sh, when it exists
-#   guest      tools/testing/vm.sh: all guest tests in one boot
 #   debug-kernel  tools/testing/debug-kernel.sh build: the debug guest kernel
 #              (KASAN, lockdep, kmemleak, DEBUG_OBJECTS, UBSAN, KFENCE,
 #              lockup detectors; soft-RoCE and soft-iWARP), cached
+#   kunit      tools/testing/kunit.sh: in the debug kernel when it is built
+#              (KUNIT_KERNEL=debug: the suites compiled into ib_srpt.ko,
+#              loaded in a guest), else under UML (KUNIT_KERNEL=uml)
+#   guest      tools/testing/vm.sh: all guest tests in one boot
 #   debug      GUEST_KIND=debug vm.sh on soft-RoCE: the detectors are live,
 #              then $DEBUG_TESTS, then kmemleak after all logouts
 #              (sub-results debug/...)
@@ -332,7 +334,12 @@ kunit() {
 	local rc=0
 	[[ -x tools/testing/kunit.sh ]] || { echo "tools/testing/kunit.sh does not exist yet"; return 77; }
 	: >"$KUNIT_SUB"
-	SUBRESULTS=$KUNIT_SUB tools/testing/kunit.sh | tee "$CHECK_DIR/kunit.out" || rc=$?
+	# In the debug kernel when it is built (no UML build), else in UML.
+	local kernel=uml
+	tools/testing/debug-kernel.sh dir >/dev/null 2>&1 && kernel=debug
+	echo "KUnit in the ${KUNIT_KERNEL:-$kernel} kernel"
+	KUNIT_KERNEL=${KUNIT_KERNEL:-$kernel} SUBRESULTS=$KUNIT_SUB tools/testing/kunit.sh |
+		tee "$CHECK_DIR/kunit.out" || rc=$?
 	[[ -s $KUNIT_SUB ]] || grep -E '^(PASS|FAIL|SKIP) ' "$CHECK_DIR/kunit.out" >"$KUNIT_SUB"
 	return "$rc"
 }
@@ -410,6 +417,10 @@ main() {
 	want_stage scripts && stage scripts shellcheck_scripts
 	want_stage harness && stage harness harness_selftest
 	want_stage in-tree && stage in-tree in_tree
+	local debug_ok=0
+	if want_stage debug-kernel || want_stage debug || want_stage debug-siw; then
+		stage debug-kernel debug_kernel && debug_ok=1
+	fi
 	want_stage kunit && stage -s "$KUNIT_SUB" kunit kunit
 	if want_stage guest; then
 		if ((BUILD_OK)); then
@@ -418,10 +429,6 @@ main() {
 			record "FAIL guest"
 			echo "FAIL guest (not run: the build failed)"
 		fi
-	fi
-	local debug_ok=0
-	if want_stage debug-kernel || want_stage debug || want_stage debug-siw; then
-		stage debug-kernel debug_kernel && debug_ok=1
 	fi
 	for lane in debug:debug_rxe:$DEBUG_DIR debug-siw:debug_siw:$DEBUG_SIW_DIR; do
 		IFS=: read -r name fn dir <<<"$lane"
