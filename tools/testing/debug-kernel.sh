@@ -81,12 +81,16 @@ build_kernel() {
 		echo "$stamp" >"$src/.ib_srpt-debug"
 	fi
 	mkdir -p "$obj"
-	msg "configuring $obj"
-	make -s -C "$src" O="$obj" x86_64_defconfig
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
-		"$src/kernel/configs/kvm_guest.config" "$FRAGMENT" >"$obj/merge_config.log"
-	make -s -C "$src" O="$obj" olddefconfig
-	check_config "$obj/.config" || return
+	# Configured once; an interrupted build resumes where it stopped.
+	if [[ $(cat "$obj/.ib_srpt-configured" 2>/dev/null) != "${dir##*-}" ]]; then
+		msg "configuring $obj"
+		make -s -C "$src" O="$obj" x86_64_defconfig
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
+			"$src/kernel/configs/kvm_guest.config" "$FRAGMENT" >"$obj/merge_config.log"
+		make -s -C "$src" O="$obj" olddefconfig
+		check_config "$obj/.config" || return
+		echo "${dir##*-}" >"$obj/.ib_srpt-configured"
+	fi
 	msg "building the debug kernel in $obj with -j$JOBS (log $obj/build.log)"
 	if ! make -C "$src" O="$obj" -j"$JOBS" bzImage modules >"$obj/build.log" 2>&1; then
 		grep -E 'error|Error' "$obj/build.log" | head -n 30 >&2
