@@ -7,6 +7,7 @@
 #   make install       install into /lib/modules/<release>/updates + depmod
 #   make clean
 #   make check         build checks, KUnit and the QEMU guest tests
+#   make check-debug   only the debug kernel, KUnit in it and its lanes
 #   make demo          boot a guest and serve a LUN over soft-RoCE
 #   make man           section 9 manual pages into build/man/
 #   make bench         benchmarks (tools/bench/run.sh)
@@ -32,7 +33,7 @@ MANDIR ?= build/man
 MAN_FUNCTIONS ?= tools/testing/documented-functions.txt
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_SRPT=m
 
-.PHONY: all modules clean install check demo man bench
+.PHONY: all modules clean install check check-debug demo man bench
 
 all: modules
 
@@ -53,6 +54,9 @@ install: modules
 
 check:
 	tools/testing/check.sh
+
+check-debug:
+	STAGES="debug-kernel kunit debug debug-siw" tools/testing/check.sh
 
 demo:
 	tools/testing/demo.sh
