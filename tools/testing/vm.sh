@@ -29,6 +29,9 @@
 #   SRPT=ours|stock   test our ib_srpt.ko (default) or the guest kernel's own
 #   KO=PATH           module to test (default: ib_srpt.ko in the repository)
 #   TESTS="01-load 02*"  tests to run (names or globs; also positional args)
+#   VM_EXTRA_MODULES="X.ko ..."  more modules for the guest's updates/ (for
+#                     instance siw.ko built for Debian's kernel, which
+#                     lacks soft-iWARP)
 #   TEST_TIMEOUT=600  per-test limit in seconds
 #   VM_TIMEOUT=2400   limit for the whole guest run in seconds
 #   VM_MEM=4G VM_SMP=2  guest size
@@ -150,6 +153,10 @@ module_tree() {
 		mkdir -p "$d/updates"
 		cp "$RUN_DIR/ib_srpt.ko" "$d/updates/ib_srpt.ko"
 	fi
+	for f in ${VM_EXTRA_MODULES:-}; do
+		mkdir -p "$d/updates"
+		cp "$f" "$d/updates/"
+	done
 	depmod -b "$base" "$KVER"
 	if [[ $SRPT != stock ]] && ! grep -q '^updates/ib_srpt.ko:' "$d/modules.dep"; then
 		fatal "depmod did not pick up updates/ib_srpt.ko"
