@@ -388,6 +388,10 @@ soft_rdma_setup() {
 			{ echo "soft_rdma_setup: siw runs on lo, one device only" >&2; return 1; }
 		netdev=lo
 		v4=${v4%/*}/32 v6=${v6%/*}/128
+		# siw's GID is the MAC address, and ib_srpt cannot name a port
+		# whose GID is zero (lo's MAC address).
+		ip link set lo address 02:52:50:00:00:01 || return
+		echo "lomac" >>"$LIB_STATE/created"
 		ip addr add "$v4" dev lo || return
 		echo "addr $v4" >>"$LIB_STATE/created"
 		ip -6 addr add "$v6" dev lo nodad || return
@@ -424,6 +428,7 @@ soft_rdma_teardown() {
 			grep -vx -e 127.0.0.1/8 -e ::1/128 |
 			while read -r name; do ip addr del "$name" dev lo; done
 	fi
+	grep -qx lomac "$LIB_STATE/created" && ip link set lo address 00:00:00:00:00:00
 	rm -f "$LIB_STATE/created"
 	return 0
 }
