@@ -42,12 +42,15 @@
 #
 # The debug lanes run a subset chosen by value (see DEBUG_TESTS below and
 # README): a KASAN + lockdep kernel under TCG runs the data path about ten
-# times slower than Debian's kernel.
+# times slower than Debian's kernel. They share what is left of an 80-minute
+# budget (CHECK_BUDGET, minutes; CI allows 90): tests a lane does not reach
+# in its share fail as "did not finish".
 #
 # Environment: STAGES="build sparse ..." runs only those stages (deps always
 # runs unless NO_DEPS=1); CHECK_STOCK=1 also runs the guest tests against the
 # stock ib_srpt; TESTS selects guest tests (see vm.sh); DEBUG_TESTS and
-# DEBUG_SIW_TESTS the debug lanes' tests; IB_SRPT_CACHE and IB_SRPT_RESULTS
+# DEBUG_SIW_TESTS the debug lanes' tests, CHECK_BUDGET their time budget,
+# KUNIT_KERNEL=uml|debug where KUnit runs; IB_SRPT_CACHE and IB_SRPT_RESULTS
 # as in common.sh.
 
 set -uo pipefail
@@ -366,24 +369,40 @@ debug_kernel() {
 	tools/testing/debug-kernel.sh build
 }
 
-# debug_lane DIR RDMA TESTS: the tests on the debug kernel over soft RDMA
-# driver RDMA, with the long data-path cases cut down.
+# budget_left SHARE: seconds of the CHECK_BUDGET (minutes, default 80)
+# still left, less two minutes for the summary, times SHARE percent; at
+# least 300.
+budget_left() {
+	local left=$(((${CHECK_BUDGET:-80} * 60 - (SECONDS - T_START) - 120) * $1 / 100))
+	((left > 300)) || left=300
+	echo "$left"
+}
+
+# debug_lane DIR RDMA TESTS SHARE: the tests on the debug kernel over soft
+# RDMA driver RDMA, with the long data-path cases cut down. The guest gets
+# SHARE percent of what is left of the time budget (at most
+# DEBUG_VM_TIMEOUT): on a slow machine the tests it did not reach fail as
+# "did not finish" instead of CI running out of time.
 debug_lane() {
+	local limit
+	limit=$(budget_left "$4")
+	((limit < ${DEBUG_VM_TIMEOUT:-3600})) || limit=${DEBUG_VM_TIMEOUT:-3600}
+	echo "guest time limit ${limit}s"
 	GUEST_KIND=debug VM_RUN_DIR=$1 SRPT_TEST_RDMA=$2 \
 		SRPT_TEST_RELOGIN_ROUNDS=${SRPT_TEST_RELOGIN_ROUNDS:-8} \
 		SRPT_TEST_TEARDOWN_ROUNDS=${SRPT_TEST_TEARDOWN_ROUNDS:-1} \
 		SRPT_TEST_DP_CREDITS_SECS=${SRPT_TEST_DP_CREDITS_SECS:-10} \
 		SRPT_TEST_DP_RESET_SECS=${SRPT_TEST_DP_RESET_SECS:-5} \
-		TEST_TIMEOUT=${DEBUG_TEST_TIMEOUT:-1200} VM_TIMEOUT=${DEBUG_VM_TIMEOUT:-3600} \
+		TEST_TIMEOUT=${DEBUG_TEST_TIMEOUT:-1200} VM_TIMEOUT=$limit \
 		tools/testing/vm.sh run $3
 }
 
 debug_rxe() {
-	debug_lane "$DEBUG_DIR" rxe "$DEBUG_TESTS"
+	debug_lane "$DEBUG_DIR" rxe "$DEBUG_TESTS" 65
 }
 
 debug_siw() {
-	debug_lane "$DEBUG_SIW_DIR" siw "$DEBUG_SIW_TESTS"
+	debug_lane "$DEBUG_SIW_DIR" siw "$DEBUG_SIW_TESTS" 100
 }
 
 # add_subresults FILE PREFIX: count the PASS/FAIL/SKIP lines of FILE.
