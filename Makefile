@@ -9,6 +9,7 @@
 #   make deb           the Debian package ib-srpt-dkms (DKMS) in build/deb/
 #   make clean
 #   make check         build checks, KUnit and the QEMU guest tests
+#   make check-debug   only the debug kernel, KUnit in it and its lanes
 #   make demo          boot a guest and serve a LUN over soft-RoCE
 #   make man           section 9 manual pages into build/man/
 #   make bench         benchmarks (tools/bench/run.sh)
@@ -34,7 +35,7 @@ MANDIR ?= build/man
 MAN_FUNCTIONS ?= tools/testing/documented-functions.txt
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_SRPT=m
 
-.PHONY: all modules clean install uninstall deb check demo man bench
+.PHONY: all modules clean install uninstall deb check check-debug demo man bench
 
 all: modules
 
@@ -84,6 +85,9 @@ deb:
 
 check:
 	tools/testing/check.sh
+
+check-debug:
+	STAGES="debug-kernel kunit debug debug-siw" tools/testing/check.sh
 
 demo:
 	tools/testing/demo.sh

@@ -199,9 +199,10 @@ static const struct target_core_fabric_ops srpt_template;
 static DEFINE_MUTEX(srpt_dev_mutex);
 static LIST_HEAD(srpt_dev_list);
 static LIST_HEAD(srpt_port_ids);
-/* Protects the RDMA/CM listener. */
+/* Protects the RDMA/CM listeners. */
 static DEFINE_MUTEX(rdma_cm_mutex);
-static struct rdma_cm_id *rdma_cm_id;
+/* The RDMA/CM listeners: IPv6 (v6 only) and IPv4; either may be NULL. */
+static struct rdma_cm_id *rdma_cm_ids[2];
 static u16 rdma_cm_listen_port;
 static struct workqueue_struct *srpt_wq;
 /* Session numbers of the ACL info attribute. */
@@ -4643,13 +4644,17 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 /**
  * srpt_create_rdma_listener() - listen for RDMA/CM logins on a port
  * @port: TCP-style port number
+ * @ipv6: listen on the IPv6 wildcard address instead of the IPv4 one
  *
- * Listens on the IPv6 wildcard address (which also takes IPv4) and falls
- * back to the IPv4 wildcard address where IPv6 is not available.
+ * The listener takes its own address family only (afonly): on iWARP a
+ * dual-stack IPv6 listener would see IPv4 connections with IPv4-mapped
+ * IPv6 addresses, which RDMA/CM cannot map to a network device, so such
+ * connections would be reset before any login request arrives. Both
+ * listeners are afonly, so they can share the port.
  *
  * Return: the listening identifier or an ERR_PTR().
  */
-static struct rdma_cm_id *srpt_create_rdma_listener(u16 port)
+static struct rdma_cm_id *srpt_create_rdma_listener(u16 port, bool ipv6)
 {
 	struct sockaddr_in6 sin6 = {
 		.sin6_family = AF_INET6,
@@ -4668,17 +4673,10 @@ static struct rdma_cm_id *srpt_create_rdma_listener(u16 port)
 			    RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(id))
 		return id;
-	ret = rdma_bind_addr(id, (struct sockaddr *)&sin6);
-	if (ret) {
-		pr_info("binding RDMA/CM to [::]:%u failed (%d), trying IPv4\n",
-			port, ret);
-		rdma_destroy_id(id);
-		id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL,
-				    RDMA_PS_TCP, IB_QPT_RC);
-		if (IS_ERR(id))
-			return id;
-		ret = rdma_bind_addr(id, (struct sockaddr *)&sin);
-	}
+	ret = rdma_set_afonly(id, 1);
+	if (!ret)
+		ret = rdma_bind_addr(id, ipv6 ? (struct sockaddr *)&sin6 :
+				     (struct sockaddr *)&sin);
 	if (!ret)
 		ret = rdma_listen(id, 128);
 	if (ret) {
@@ -4689,38 +4687,49 @@ static struct rdma_cm_id *srpt_create_rdma_listener(u16 port)
 }
 
 /**
- * srpt_set_rdma_cm_port() - move the RDMA/CM listener to another port
+ * srpt_set_rdma_cm_port() - move the RDMA/CM listeners to another port
  * @port: new port; 0 stops listening
  *
- * The new listener is started before the old one stops, so a failure leaves
- * the old one in place.
+ * Listens on the IPv6 and on the IPv4 wildcard address; one of them is
+ * enough (a host without IPv6). The new listeners are started before the
+ * old ones stop, so a failure leaves the old ones in place.
  *
  * Return: 0 or a negative error code.
  */
 static int srpt_set_rdma_cm_port(u16 port)
 {
-	struct rdma_cm_id *new_id = NULL, *old_id;
+	struct rdma_cm_id *new_ids[2] = {}, *old_ids[2];
+	int i, ret = 0;
 
 	mutex_lock(&rdma_cm_mutex);
 	if (port == rdma_cm_listen_port) {
 		mutex_unlock(&rdma_cm_mutex);
 		return 0;
 	}
-	if (port) {
-		new_id = srpt_create_rdma_listener(port);
-		if (IS_ERR(new_id)) {
-			mutex_unlock(&rdma_cm_mutex);
-			pr_err("listening for RDMA/CM logins on port %u failed (%ld)\n",
-			       port, PTR_ERR(new_id));
-			return PTR_ERR(new_id);
+	for (i = 0; port && i < ARRAY_SIZE(new_ids); i++) {
+		new_ids[i] = srpt_create_rdma_listener(port, i == 0);
+		if (IS_ERR(new_ids[i])) {
+			ret = PTR_ERR(new_ids[i]);
+			pr_info("binding RDMA/CM to %s:%u failed (%d)\n",
+				i == 0 ? "[::]" : "0.0.0.0", port, ret);
+			new_ids[i] = NULL;
 		}
 	}
-	old_id = rdma_cm_id;
-	rdma_cm_id = new_id;
+	if (port && !new_ids[0] && !new_ids[1]) {
+		mutex_unlock(&rdma_cm_mutex);
+		pr_err("listening for RDMA/CM logins on port %u failed (%d)\n",
+		       port, ret);
+		return ret;
+	}
+	for (i = 0; i < ARRAY_SIZE(new_ids); i++) {
+		old_ids[i] = rdma_cm_ids[i];
+		rdma_cm_ids[i] = new_ids[i];
+	}
 	rdma_cm_listen_port = port;
 	mutex_unlock(&rdma_cm_mutex);
-	if (old_id)
-		rdma_destroy_id(old_id);
+	for (i = 0; i < ARRAY_SIZE(old_ids); i++)
+		if (old_ids[i])
+			rdma_destroy_id(old_ids[i]);
 	if (port)
 		pr_info("listening for RDMA/CM logins on port %u\n", port);
 	return 0;

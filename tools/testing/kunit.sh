@@ -17,6 +17,12 @@
 #                  (cold about 16 minutes on 2 cores, then about 30 s).
 #   JOBS           make jobs (default: number of CPUs)
 #   KUNIT_TIMEOUT  seconds the UML kernel may run (default 600)
+#   KUNIT_KERNEL   uml (default) or debug: run the suites in the debug guest
+#                  kernel of tools/testing/debug-kernel.sh instead (KASAN,
+#                  lockdep, kmemleak, ...; it must have been built, see
+#                  there): ib_srpt.ko is built with the suites compiled in
+#                  and loaded in a guest (vm.sh exec guest/kunit.sh), which
+#                  saves the UML build; the results have the same names
 #   SUBRESULTS     if set, one "PASS|FAIL|SKIP ib_srpt/<case>" line per test
 #                  case is appended to this file
 #
@@ -32,12 +38,57 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 FILTER=${1:-ib_srpt*}
 JOBS=${JOBS:-$(nproc)}
 KUNIT_TIMEOUT=${KUNIT_TIMEOUT:-600}
+KUNIT_KERNEL=${KUNIT_KERNEL:-uml}
 KDIR_UML=$CACHE/kunit
 SRC=$KDIR_UML/src
 BUILD=$KDIR_UML/build
 KUNITCONFIG=$HERE/kunit/ib_srpt.kunitconfig
 SRPT_DIR=drivers/infiniband/ulp/srpt
 
+# run_debug: the suites in the debug guest kernel (debug-kernel.sh): an
+# ib_srpt.ko with the suites compiled in is loaded in a guest (they run
+# while it loads); kunit.py parses the KTAP the guest saved. Sets rc,
+# elapsed and log like the UML run.
+run_debug() {
+	local dir vm=$OUT/vm
+	dir=$("$HERE/debug-kernel.sh" dir) || exit 1
+	start=$SECONDS
+	rc=0
+	"$HERE/debug-kernel.sh" module "$OUT/ko" 1 >"$OUT/ko.log" 2>&1 ||
+		{ tail -n 30 "$OUT/ko.log" >&2; fatal "building the KUnit ib_srpt.ko failed"; }
+	GUEST_KIND=debug KO=$OUT/ko/ib_srpt.ko VM_RUN_DIR=$vm VM_TIMEOUT=$KUNIT_TIMEOUT \
+		SRPT_TEST_KUNIT_FILTER=$FILTER "$HERE/vm.sh" exec "$HERE/guest/kunit.sh" \
+		>"$OUT/vm.log" 2>&1 || rc=$?
+	elapsed=$((SECONDS - start))
+	log=$vm/out/kunit-dmesg.log
+	if [[ ! -s $vm/out/kunit.log ]]; then
+		tail -n 40 "$OUT/vm.log" >&2
+		rc=1
+		return
+	fi
+	# A module's suites come without the top-level KTAP header of a boot:
+	# add it; keep only the KTAP lines of the log, without time stamps.
+	sed -E 's/^\[[ 0-9.]+\] //' "$vm/out/kunit.log" |
+		grep -E '^ *(KTAP version|# |1\.\.|ok |not ok )' >"$OUT/ktap.body" || true
+	{
+		echo "KTAP version 1"
+		echo "1..$(grep -cE '^(not )?ok ' "$OUT/ktap.body")"
+		cat "$OUT/ktap.body"
+	} >"$OUT/ktap"
+	python3 "$dir/src/tools/testing/kunit/kunit.py" parse --json="$OUT/results.json" \
+		"$OUT/ktap" >"$OUT/kunit.log" 2>&1 || rc=$?
+	# kept for a look after the run
+	mkdir -p "$KDIR_UML"
+	cp "$vm/out/kunit.log" "$vm/out/kunit-dmesg.log" "$KDIR_UML/" 2>/dev/null || true
+	log=$KDIR_UML/kunit-dmesg.log
+}
+
+OUT=$(mktemp -d "${TMPDIR:-/tmp}/ib_srpt-kunit.XXXXXX")
+trap 'rm -rf "$OUT"' EXIT
+
+if [[ $KUNIT_KERNEL == debug ]]; then
+	run_debug
+else
 mkdir -p "$KDIR_UML"
 
 # One run at a time per cache: the build directory is shared.
@@ -138,9 +189,6 @@ obj-$(CONFIG_INFINIBAND_SRPT) += ib_srpt.o
 EOF
 fi
 
-OUT=$(mktemp -d "${TMPDIR:-/tmp}/ib_srpt-kunit.XXXXXX")
-trap 'rm -rf "$OUT"' EXIT
-
 [[ -f $BUILD/.config ]] || msg "cold UML build into $BUILD (about 16 minutes on 2 cores)"
 start=$SECONDS
 rc=0
@@ -152,6 +200,8 @@ rc=0
 		--json="$OUT/results.json" "$FILTER"
 ) > "$OUT/kunit.log" 2>&1 || rc=$?
 elapsed=$((SECONDS - start))
+log=$BUILD/test.log
+fi
 
 # kunit.py's own summary lines (and, on a build failure, the errors).
 grep -E '^\[..:..:..\] (\[(PASSED|FAILED|SKIPPED|CRASHED)\]|Testing complete|Elapsed|ERROR|.*error:|# )' \
@@ -202,7 +252,6 @@ sys.exit(0 if cases and counts['FAIL'] == 0 and rc == 0 else 1)
 EOF
 
 # Reports that do not fail a KUnit case by themselves.
-log=$BUILD/test.log
 if [[ -f $log ]] && grep -nE 'BUG: KASAN|WARNING: (possible|inconsistent|suspicious)|BUG: (sleeping|spinlock|scheduling)|INFO: (possible|trying)|UBSAN:|kernel BUG at|general protection' "$log" >&2; then
 	msg "kernel log of the KUnit run has reports (above; full log $log)"
 	[[ -n ${SUBRESULTS:-} ]] && echo "FAIL ib_srpt/kernel-log-clean" >> "$SUBRESULTS"

@@ -33,7 +33,9 @@
 #   SUBRESULTS        file for sub-case verdicts (set by the runner)
 #   TEST_OUT          directory for extra artifacts of this test (created
 #                     on demand by test_out_dir)
-#   SOFT_RDMA_TYPE    soft RDMA driver for soft_rdma_setup (default rxe)
+#   SOFT_RDMA_TYPE    soft RDMA driver for soft_rdma_setup (default
+#                     $SRPT_TEST_RDMA, which vm.sh passes into the guest,
+#                     else rxe; siw is soft-iWARP)
 #   CI                "true": a missing tool or kernel feature fails the test
 #                     instead of skipping it (see missing_feature)
 #   LIB_STATE         state directory (default /run/ib_srpt-lib)
@@ -43,7 +45,7 @@ SRPT=${SRPT:-ours}
 CFS=/sys/kernel/config/target
 SRPT_CFS=$CFS/srpt
 LIB_STATE=${LIB_STATE:-/run/ib_srpt-lib}
-SOFT_RDMA_TYPE=${SOFT_RDMA_TYPE:-rxe}
+SOFT_RDMA_TYPE=${SOFT_RDMA_TYPE:-${SRPT_TEST_RDMA:-rxe}}
 SRP_LOGIN_PORT=${SRP_LOGIN_PORT:-5555}
 # initiator_ext of srp_login's logins (16 hex digits)
 SRP_INITIATOR_EXT=${SRP_INITIATOR_EXT:-5250000000000001}
@@ -378,11 +380,29 @@ soft_rdma_setup() {
 	esac || { echo "cannot load the $type driver" >&2; return 1; }
 	modprobe dummy numdummies=0 2>/dev/null || true
 	modprobe rdma_ucm 2>/dev/null || true
-	ip link add "$netdev" type dummy || return
-	echo "netdev $netdev" >>"$LIB_STATE/created"
-	ip addr add "$v4" dev "$netdev" || return
-	ip -6 addr add "$v6" dev "$netdev" nodad || return
-	ip link set "$netdev" up || return
+	if [[ $type == siw ]]; then
+		# siw binds a wildcard listener to its network device, and
+		# initiator and target share this kernel: the connection comes
+		# in on lo. So siw sits on lo, with the addresses (one device).
+		[[ $netdev == srpt0 ]] ||
+			{ echo "soft_rdma_setup: siw runs on lo, one device only" >&2; return 1; }
+		netdev=lo
+		v4=${v4%/*}/32 v6=${v6%/*}/128
+		# siw's GID is the MAC address, and ib_srpt cannot name a port
+		# whose GID is zero (lo's MAC address).
+		ip link set lo address 02:52:50:00:00:01 || return
+		echo "lomac" >>"$LIB_STATE/created"
+		ip addr add "$v4" dev lo || return
+		echo "addr $v4" >>"$LIB_STATE/created"
+		ip -6 addr add "$v6" dev lo nodad || return
+		echo "addr $v6" >>"$LIB_STATE/created"
+	else
+		ip link add "$netdev" type dummy || return
+		echo "netdev $netdev" >>"$LIB_STATE/created"
+		ip addr add "$v4" dev "$netdev" || return
+		ip -6 addr add "$v6" dev "$netdev" nodad || return
+		ip link set "$netdev" up || return
+	fi
 	rdma link add "$dev" type "$type" netdev "$netdev" || return
 	echo "rdma $dev" >>"$LIB_STATE/created"
 	wait_for 20 rdma_port_active "$dev" 1 ||
@@ -402,6 +422,13 @@ soft_rdma_teardown() {
 	while read -r what name; do
 		[[ $what == netdev ]] && ip link del "$name" 2>/dev/null
 	done <"$LIB_STATE/created"
+	# siw on lo: every address but lo's own goes (tests add more).
+	if grep -q '^addr ' "$LIB_STATE/created"; then
+		ip -o addr show dev lo | awk '{ print $4 }' |
+			grep -vx -e 127.0.0.1/8 -e ::1/128 |
+			while read -r name; do ip addr del "$name" dev lo; done
+	fi
+	grep -qx lomac "$LIB_STATE/created" && ip link set lo address 00:00:00:00:00:00
 	rm -f "$LIB_STATE/created"
 	return 0
 }

@@ -18,9 +18,20 @@
 # the results; it is kept under $IB_SRPT_RESULTS.
 #
 # Environment:
+#   GUEST_KIND=debian|debug  boot Debian's kernel (default) or the debug
+#                     kernel of tools/testing/debug-kernel.sh (KASAN, lockdep,
+#                     kmemleak, ...; it must have been built). The debug
+#                     guest has no stock ib_srpt; without KO, ib_srpt.ko is
+#                     built against it in the run directory. The guest runs
+#                     tests/debug/debug-detectors.sh first (a kernel without
+#                     the detectors fails every test) and
+#                     tests/debug/debug-kmemleak.sh last.
 #   SRPT=ours|stock   test our ib_srpt.ko (default) or the guest kernel's own
 #   KO=PATH           module to test (default: ib_srpt.ko in the repository)
 #   TESTS="01-load 02*"  tests to run (names or globs; also positional args)
+#   VM_EXTRA_MODULES="X.ko ..."  more modules for the guest's updates/ (for
+#                     instance siw.ko built for Debian's kernel, which
+#                     lacks soft-iWARP)
 #   TEST_TIMEOUT=600  per-test limit in seconds
 #   VM_TIMEOUT=2400   limit for the whole guest run in seconds
 #   VM_MEM=4G VM_SMP=2  guest size
@@ -29,8 +40,12 @@
 #   VM_DEBUG_ARGS="..."  memory-debugging kernel parameters of every boot
 #                     (default "slub_debug=FZPU kfence.sample_interval=1": a
 #                     use-after-free or overrun is reported, and the guest
-#                     dmesg scan fails the test; "" switches them off)
+#                     dmesg scan fails the test; "" switches them off; the
+#                     debug kernel's default: KFENCE every 10 ms and lockup
+#                     and stall limits for a slow emulated KASAN kernel)
 #   VM_QEMU=PATH      the QEMU binary (default qemu-system-x86_64)
+#   SRPT_TEST_*=...   passed into the guest's environment (see the tests;
+#                     SRPT_TEST_RDMA=rxe|siw picks the soft RDMA driver)
 #   VERBOSE=1         show the whole guest console, not only progress lines
 #   VM_RUN_DIR=DIR    use DIR as the run directory (default: a new one)
 #   CI=true           passed into the guest: a test or sub-case that would skip
@@ -53,9 +68,22 @@ VM_MEM=${VM_MEM:-4G}
 VM_SMP=${VM_SMP:-2}
 INITRAMFS_MODULES="netfs 9pnet 9pnet_virtio 9p overlay"
 
-if [[ ${VM_SH_LIB:-0} != 1 ]]; then
-	KVER=$(guest_kver)
-	GUEST=$CACHE/guest-$KVER
+GUEST_KIND=${GUEST_KIND:-debian}
+if [[ ${VM_SH_LIB:-0} == 1 ]]; then
+	: # functions only (harness-selftest.sh)
+else
+	case $GUEST_KIND in
+	debian)
+		KVER=$(guest_kver)
+		GUEST=$CACHE/guest-$KVER
+		;;
+	debug)
+		GUEST=$("$REPO/tools/testing/debug-kernel.sh" dir) || exit 1
+		KVER=$(cat "$GUEST/kernel.release")
+		[[ $SRPT != stock ]] || fatal "the debug kernel has no stock ib_srpt (SRPT=stock)"
+		;;
+	*) fatal "GUEST_KIND=$GUEST_KIND: debian or debug" ;;
+	esac
 fi
 
 # prepare_kernel: download Debian's linux-image package for $KVER, unpack it
@@ -63,6 +91,7 @@ fi
 prepare_kernel() {
 	local ver tmp deb moddir pkg
 	[[ -f $GUEST/.ready ]] && return 0
+	[[ $GUEST_KIND == debian ]] || fatal "$GUEST is not ready"
 	ver=$(deb_version "linux-headers-$KVER") ||
 		fatal "linux-headers-$KVER is not installed"
 	msg "preparing guest kernel $KVER ($ver) in $GUEST (once)"
@@ -138,6 +167,10 @@ module_tree() {
 		mkdir -p "$d/updates"
 		cp "$RUN_DIR/ib_srpt.ko" "$d/updates/ib_srpt.ko"
 	fi
+	for f in ${VM_EXTRA_MODULES:-}; do
+		mkdir -p "$d/updates"
+		cp "$f" "$d/updates/"
+	done
 	depmod -b "$base" "$KVER"
 	if [[ $SRPT != stock ]] && ! grep -q '^updates/ib_srpt.ko:' "$d/modules.dep"; then
 		fatal "depmod did not pick up updates/ib_srpt.ko"
@@ -187,7 +220,7 @@ summarise() {
 # $RUN_DIR/console.log; returns QEMU's status (124: VM_TIMEOUT).
 boot_once() {
 	local mode=$1 t0=$SECONDS rc
-	msg "booting guest ($mode, SRPT=$SRPT), run directory $RUN_DIR"
+	msg "booting guest ($mode, SRPT=$SRPT, ${KVER:-?}), run directory $RUN_DIR"
 	set +e
 	if [[ $mode == exec || ${VERBOSE:-0} == 1 ]]; then
 		timeout -k 10 "$VM_TIMEOUT" "${qemu[@]}" </dev/null 2>&1 |
@@ -251,9 +284,17 @@ main() {
 	RUN_DIR=$(cd "$RUN_DIR" && pwd)
 	rm -rf "$RUN_DIR/tools" "$RUN_DIR/ib_srpt.ko" "$RUN_DIR/modules" "$RUN_DIR/out"/*
 	cp -r "$REPO/tools" "$RUN_DIR/tools"
+	if [[ $SRPT != stock && $GUEST_KIND == debug && -z ${KO:-} ]]; then
+		msg "building ib_srpt.ko against the debug kernel"
+		"$REPO/tools/testing/debug-kernel.sh" module "$RUN_DIR/ko-build" >"$RUN_DIR/ko-build.log" 2>&1 ||
+			{ tail -n 20 "$RUN_DIR/ko-build.log" >&2; fatal "building ib_srpt.ko for $KVER failed"; }
+		KO=$RUN_DIR/ko-build/ib_srpt.ko
+	fi
 	if [[ $SRPT != stock ]]; then
 		ko=${KO:-$REPO/ib_srpt.ko}
 		[[ -f $ko ]] || fatal "$ko not built (run make, or use SRPT=stock)"
+		[[ $(modinfo -F vermagic "$ko") == "$KVER "* ]] ||
+			fatal "$ko is built for $(modinfo -F vermagic "$ko" | cut -d' ' -f1), not $KVER"
 		cp "$ko" "$RUN_DIR/ib_srpt.ko"
 	fi
 	module_tree
@@ -265,7 +306,7 @@ main() {
 	{
 		printf 'MODE=%q\nSRPT=%q\nTESTS=%q\nTEST_TIMEOUT=%q\nSCRIPT=%q\nHOST_REPO=%q\n' \
 			"$mode" "$SRPT" "${TESTS:-*}" "$TEST_TIMEOUT" "$script" "$REPO"
-		printf 'BOOT_TRACE=%q\n' "${BOOT_TRACE:-0}"
+		printf 'BOOT_TRACE=%q\nGUEST_KIND=%q\n' "${BOOT_TRACE:-0}" "$GUEST_KIND"
 		env | grep -E '^SRPT_TEST_[A-Z0-9_]*=' | sed 's/^/export /' || true
 		# CI=true: the tests fail instead of skipping for a missing tool
 		[[ -z ${CI:-} ]] || printf 'export CI=%q\n' "$CI"
@@ -275,7 +316,13 @@ main() {
 	# no_timer_check: on a loaded host, TCG can be too slow for the IO-APIC
 	# timer check ("IO-APIC + timer doesn't work!" panic at 0.016 s).
 	append+=" nokaslr no_timer_check 8250.nr_uarts=1 ibsrpt_moddir=/ib_srpt/modules/lib/modules"
-	append+=" ${VM_DEBUG_ARGS-slub_debug=FZPU kfence.sample_interval=1 init_on_alloc=0}"
+	if [[ $GUEST_KIND == debug ]]; then
+		# KASAN watches every access already; the lockup and stall
+		# detectors get the longest limits (TCG under load is slow).
+		append+=" ${VM_DEBUG_ARGS-kfence.sample_interval=10 watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=300}"
+	else
+		append+=" ${VM_DEBUG_ARGS-slub_debug=FZPU kfence.sample_interval=1 init_on_alloc=0}"
+	fi
 	# shellcheck disable=SC2054 # commas belong to QEMU's option syntax
 	qemu=("${VM_QEMU:-qemu-system-x86_64}" -machine q35,accel=tcg -cpu max -smp "$VM_SMP"
 		-m "$VM_MEM" -nographic -no-reboot -nic none
@@ -287,7 +334,7 @@ main() {
 	qemu+=("${qemu_extra[@]}")
 
 	if [[ $mode == shell ]]; then
-		msg "booting guest ($mode, SRPT=$SRPT), run directory $RUN_DIR"
+		msg "booting guest ($mode, SRPT=$SRPT, ${KVER:-?}), run directory $RUN_DIR"
 		"${qemu[@]}"
 		exit 0
 	fi
