@@ -592,23 +592,111 @@ static bool srpt_cdb_len_ok(const struct srp_cmd *cmd, u32 byte_len)
 
 /* Command state and credits --------------------------------------------- */
 
+static const char *const srpt_cmd_state_names[] = {
+	[SRPT_STATE_NEW]		= "NEW",
+	[SRPT_STATE_NEED_DATA]		= "NEED_DATA",
+	[SRPT_STATE_DATA_IN]		= "DATA_IN",
+	[SRPT_STATE_CMD_RSP_SENT]	= "CMD_RSP_SENT",
+	[SRPT_STATE_MGMT]		= "MGMT",
+	[SRPT_STATE_MGMT_RSP_SENT]	= "MGMT_RSP_SENT",
+	[SRPT_STATE_DONE]		= "DONE",
+};
+
+/*
+ * The states each command state may move to: the diagram at the top of
+ * this file. A write whose data-out transfer fails is answered from
+ * NEED_DATA. Nothing leaves DONE; a context taken off the free list starts
+ * again at NEW through srpt_cmd_state_reuse() only.
+ */
+static const u8 srpt_cmd_state_next[] = {
+	[SRPT_STATE_NEW]		= BIT(SRPT_STATE_NEED_DATA) |
+					  BIT(SRPT_STATE_DATA_IN) |
+					  BIT(SRPT_STATE_CMD_RSP_SENT) |
+					  BIT(SRPT_STATE_MGMT) |
+					  BIT(SRPT_STATE_DONE),
+	[SRPT_STATE_NEED_DATA]		= BIT(SRPT_STATE_DATA_IN) |
+					  BIT(SRPT_STATE_CMD_RSP_SENT) |
+					  BIT(SRPT_STATE_DONE),
+	[SRPT_STATE_DATA_IN]		= BIT(SRPT_STATE_CMD_RSP_SENT) |
+					  BIT(SRPT_STATE_DONE),
+	[SRPT_STATE_CMD_RSP_SENT]	= BIT(SRPT_STATE_DONE),
+	[SRPT_STATE_MGMT]		= BIT(SRPT_STATE_MGMT_RSP_SENT) |
+					  BIT(SRPT_STATE_DONE),
+	[SRPT_STATE_MGMT_RSP_SENT]	= BIT(SRPT_STATE_DONE),
+	[SRPT_STATE_DONE]		= 0,
+};
+
+/* Masks of states for srpt_cmd_state_change(). */
+#define SRPT_STATES_ANY		(BIT(SRPT_STATE_DONE + 1) - 1)
+#define SRPT_STATES_NOT_DONE	(SRPT_STATES_ANY & ~BIT(SRPT_STATE_DONE))
+
 /**
- * srpt_set_cmd_state() - set the state of a SCSI command
+ * srpt_cmd_state_name() - name of a command state, for the log
+ * @state: the state
+ *
+ * Return: the name, or "?" for a value outside the enum.
+ */
+static const char *srpt_cmd_state_name(enum srpt_command_state state)
+{
+	if ((unsigned int)state >= ARRAY_SIZE(srpt_cmd_state_names))
+		return "?";
+	return srpt_cmd_state_names[state];
+}
+
+/**
+ * srpt_cmd_state_change() - the one place a command state changes
+ * @ioctx: send I/O context
+ * @from: mask of the states the caller expects to move from
+ * @new: new state
+ * @reuse: the context was just taken off the free list (DONE to NEW)
+ * @prev: result: the state before the call
+ *
+ * Atomic with respect to every other caller. A state outside @from is the
+ * caller's expected race (an abort got there first) and leaves the state
+ * alone silently. A move that srpt_cmd_state_next[] does not allow, such as
+ * anything out of DONE, is refused and logged (rate-limited): it is a bug,
+ * but one that must not send a response twice or revive an aborted command.
+ *
+ * Return: true if the state is now @new and was not before.
+ */
+static bool srpt_cmd_state_change(struct srpt_send_ioctx *ioctx, u32 from,
+				  enum srpt_command_state new, bool reuse,
+				  enum srpt_command_state *prev)
+{
+	enum srpt_command_state old = READ_ONCE(ioctx->state);
+
+	do {
+		*prev = old;
+		if (!(from & BIT(old)))
+			return false;
+		if (!reuse && !(srpt_cmd_state_next[old] & BIT(new))) {
+			pr_err_ratelimited("%s: tag %#llx: command state %s -> %s refused\n",
+					   ioctx->ch->sess_name, ioctx->tag,
+					   srpt_cmd_state_name(old),
+					   srpt_cmd_state_name(new));
+			return false;
+		}
+	} while (!try_cmpxchg(&ioctx->state, &old, new));
+	return true;
+}
+
+/**
+ * srpt_set_cmd_state() - move a command to a new state
  * @ioctx: send I/O context
  * @new: new I/O context state
  *
- * Does not modify the state of an aborted command: DONE is final.
+ * The move must be one of srpt_cmd_state_next[]; any other one, leaving
+ * DONE included, is refused (see srpt_cmd_state_change()).
  *
  * Return: the previous command state.
  */
 static enum srpt_command_state
 srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_command_state new)
 {
-	enum srpt_command_state previous = READ_ONCE(ioctx->state);
+	enum srpt_command_state prev;
 
-	if (previous != SRPT_STATE_DONE)
-		WRITE_ONCE(ioctx->state, new);
-	return previous;
+	srpt_cmd_state_change(ioctx, SRPT_STATES_ANY, new, false, &prev);
+	return prev;
 }
 
 /**
@@ -617,13 +705,52 @@ srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_command_state new)
  * @old: current I/O context state
  * @new: new I/O context state
  *
- * Return: true if and only if the previous command state was @old.
+ * Return: true if and only if the previous command state was @old and the
+ * state is now @new.
  */
 static bool srpt_test_and_set_cmd_state(struct srpt_send_ioctx *ioctx,
 					enum srpt_command_state old,
 					enum srpt_command_state new)
 {
-	return try_cmpxchg(&ioctx->state, &old, new);
+	enum srpt_command_state prev;
+
+	return srpt_cmd_state_change(ioctx, BIT(old), new, false, &prev);
+}
+
+/**
+ * srpt_cmd_state_done() - end a command, whatever state it is in
+ * @ioctx: send I/O context
+ *
+ * A command that already is DONE stays so without a message.
+ *
+ * Return: the previous command state.
+ */
+static enum srpt_command_state srpt_cmd_state_done(struct srpt_send_ioctx *ioctx)
+{
+	enum srpt_command_state prev;
+
+	srpt_cmd_state_change(ioctx, SRPT_STATES_NOT_DONE, SRPT_STATE_DONE,
+			      false, &prev);
+	return prev;
+}
+
+/**
+ * srpt_cmd_state_reuse() - start a new command in a free send context
+ * @ioctx: send I/O context just taken off its channel's free list, so DONE
+ *
+ * The only move out of DONE: the context's earlier command is over. Every
+ * context on a free list is DONE (srpt_alloc_ch_rings(),
+ * srpt_put_send_ioctx()).
+ */
+static void srpt_cmd_state_reuse(struct srpt_send_ioctx *ioctx)
+{
+	enum srpt_command_state prev;
+
+	if (!srpt_cmd_state_change(ioctx, BIT(SRPT_STATE_DONE), SRPT_STATE_NEW,
+				   true, &prev))
+		pr_err_ratelimited("%s: free send context %u in state %s\n",
+				   ioctx->ch->sess_name, ioctx->ioctx.index,
+				   srpt_cmd_state_name(prev));
 }
 
 /**
@@ -1010,7 +1137,7 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 	if (!ioctx)
 		return NULL;
 
-	ioctx->state = SRPT_STATE_NEW;
+	srpt_cmd_state_reuse(ioctx);
 	ioctx->recv_ioctx = NULL;
 	ioctx->rw_ctxs = NULL;
 	ioctx->n_rw_ctx = 0;
@@ -1051,6 +1178,7 @@ static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 	struct srpt_rdma_ch *ch = ioctx->ch;
 	unsigned long flags;
 
+	srpt_cmd_state_done(ioctx);
 	spin_lock_irqsave(&ch->lock, flags);
 	list_add(&ioctx->free_list, &ch->free_list);
 	ch->n_free++;
@@ -2178,6 +2306,7 @@ static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
 		return -ENOMEM;
 	for (i = 0; i < ch->rq_size; i++) {
 		ch->ioctx_ring[i]->ch = ch;
+		srpt_cmd_state_done(ch->ioctx_ring[i]);
 		list_add_tail(&ch->ioctx_ring[i]->free_list, &ch->free_list);
 	}
 	ch->n_free = ch->rq_size;
@@ -4058,8 +4187,9 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 					SRPT_STATE_DATA_IN))
 		target_execute_cmd(&ioctx->cmd);
 	else
-		pr_err("%s: tag %#llx: RDMA READ done in state %d\n",
-		       ch->sess_name, ioctx->tag, ioctx->state);
+		pr_err_ratelimited("%s: tag %#llx: RDMA READ done in state %s\n",
+				   ch->sess_name, ioctx->tag,
+				   srpt_cmd_state_name(READ_ONCE(ioctx->state)));
 }
 
 /**
@@ -4153,7 +4283,7 @@ static void srpt_send_finished(struct srpt_send_ioctx *ioctx)
 		srpt_put_send_ioctx(ioctx);
 		return;
 	}
-	srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+	srpt_cmd_state_done(ioctx);
 	transport_generic_free_cmd(&ioctx->cmd, 0);
 }
 
@@ -4337,14 +4467,11 @@ static void srpt_queue_response(struct se_cmd *cmd)
 	enum srpt_command_state prev;
 	u32 n = 1;
 
-	prev = srpt_set_cmd_state(ioctx, tmr ? SRPT_STATE_MGMT_RSP_SENT :
-				  SRPT_STATE_CMD_RSP_SENT);
-	if (prev == SRPT_STATE_DONE || prev == SRPT_STATE_CMD_RSP_SENT ||
-	    prev == SRPT_STATE_MGMT_RSP_SENT) {
-		pr_err("%s: tag %#llx: response queued in state %d\n",
-		       ch->sess_name, ioctx->tag, prev);
+	/* A second response, or one for an aborted command, is refused. */
+	if (!srpt_cmd_state_change(ioctx, SRPT_STATES_ANY,
+				   tmr ? SRPT_STATE_MGMT_RSP_SENT :
+				   SRPT_STATE_CMD_RSP_SENT, false, &prev))
 		return;
-	}
 	srpt_release_recv_held(ioctx);
 
 	if (tmr) {
@@ -4364,7 +4491,7 @@ static void srpt_queue_response(struct se_cmd *cmd)
 	ioctx->sq_wr_held = n;
 
 	if (READ_ONCE(ch->state) > CH_LIVE) {
-		srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+		srpt_cmd_state_done(ioctx);
 		transport_generic_free_cmd(cmd, 0);
 		return;
 	}
@@ -4692,7 +4819,8 @@ static int srpt_write_pending(struct se_cmd *cmd)
 	struct srpt_rdma_ch *ch = ioctx->ch;
 
 	if (!ioctx->n_rw_ctx) {
-		srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN);
+		srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEW,
+					    SRPT_STATE_DATA_IN);
 		target_execute_cmd(cmd);
 		return 0;
 	}
@@ -4765,7 +4893,7 @@ static void srpt_aborted_task(struct se_cmd *cmd)
 	struct srpt_send_ioctx *ioctx =
 		container_of(cmd, struct srpt_send_ioctx, cmd);
 
-	srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+	srpt_cmd_state_done(ioctx);
 	srpt_release_recv_held(ioctx);
 }
 

@@ -2169,6 +2169,7 @@ static void srpt_test_send_ioctx_reset(struct kunit *test)
 	memset(ioctx->sense_data, 0x5a, sizeof(ioctx->sense_data));
 	ioctx->buf_charge = 4096;
 	ioctx->data_len = 8192;
+	ioctx->state = SRPT_STATE_DONE;
 	list_add(&ioctx->free_list, &ch->free_list);
 	ch->n_free = 1;
 
@@ -2178,6 +2179,7 @@ static void srpt_test_send_ioctx_reset(struct kunit *test)
 					    sizeof(got->sense_data)));
 	KUNIT_EXPECT_EQ(test, got->buf_charge, 0);
 	KUNIT_EXPECT_EQ(test, got->data_len, 0);
+	KUNIT_EXPECT_EQ(test, got->state, SRPT_STATE_NEW);
 	KUNIT_EXPECT_EQ(test, ch->n_free, 0);
 	KUNIT_EXPECT_NULL(test, srpt_get_send_ioctx(ch));
 }
@@ -2574,6 +2576,100 @@ static void srpt_test_state_test_and_set_from_done(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
 }
 
+/* Every move a command may make: the diagram at the top of ib_srpt.c. */
+static bool expected_move(enum srpt_command_state from,
+			  enum srpt_command_state to)
+{
+	switch (from) {
+	case SRPT_STATE_NEW:
+		return to == SRPT_STATE_NEED_DATA || to == SRPT_STATE_DATA_IN ||
+			to == SRPT_STATE_CMD_RSP_SENT ||
+			to == SRPT_STATE_MGMT || to == SRPT_STATE_DONE;
+	case SRPT_STATE_NEED_DATA:
+		return to == SRPT_STATE_DATA_IN ||
+			to == SRPT_STATE_CMD_RSP_SENT || to == SRPT_STATE_DONE;
+	case SRPT_STATE_DATA_IN:
+		return to == SRPT_STATE_CMD_RSP_SENT || to == SRPT_STATE_DONE;
+	case SRPT_STATE_MGMT:
+		return to == SRPT_STATE_MGMT_RSP_SENT || to == SRPT_STATE_DONE;
+	case SRPT_STATE_CMD_RSP_SENT:
+	case SRPT_STATE_MGMT_RSP_SENT:
+		return to == SRPT_STATE_DONE;
+	default:
+		return false;
+	}
+}
+
+static void srpt_test_state_only_allowed_moves(struct kunit *test)
+{
+	enum srpt_command_state from, to;
+	bool moved;
+
+	for (from = SRPT_STATE_NEW; from <= SRPT_STATE_DONE; from++) {
+		for (to = SRPT_STATE_NEW; to <= SRPT_STATE_DONE; to++) {
+			struct srpt_send_ioctx *ioctx = test_ioctx(test, from);
+			bool ok = expected_move(from, to);
+
+			KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, to),
+					from);
+			KUNIT_EXPECT_EQ_MSG(test, ioctx->state, ok ? to : from,
+					    "%d -> %d", from, to);
+			ioctx = test_ioctx(test, from);
+			moved = srpt_test_and_set_cmd_state(ioctx, from, to);
+			KUNIT_EXPECT_EQ_MSG(test, moved, ok, "%d -> %d", from,
+					    to);
+			KUNIT_EXPECT_EQ(test, ioctx->state, ok ? to : from);
+		}
+	}
+}
+
+static void srpt_test_state_free_list_cycle(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_DONE);
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	struct srpt_send_ioctx *got;
+
+	INIT_LIST_HEAD(&ch->free_list);
+	INIT_LIST_HEAD(&ch->cmd_wait_list);
+	INIT_LIST_HEAD(&ch->rw_wait_list);
+	list_add(&ioctx->free_list, &ch->free_list);
+	ch->n_free = 1;
+	ch->rq_size = 1;
+
+	/* A context off the free list starts at NEW... */
+	got = srpt_get_send_ioctx(ch);
+	KUNIT_ASSERT_PTR_EQ(test, got, ioctx);
+	KUNIT_EXPECT_EQ(test, got->state, SRPT_STATE_NEW);
+	/* ...and goes back DONE, whatever it did (here: dropped IU)... */
+	srpt_put_send_ioctx(got);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+	/* ...so a late response for the old command cannot revive it. */
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx,
+						 SRPT_STATE_CMD_RSP_SENT),
+			SRPT_STATE_DONE);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+	got = srpt_get_send_ioctx(ch);
+	KUNIT_ASSERT_PTR_EQ(test, got, ioctx);
+	KUNIT_EXPECT_EQ(test, got->state, SRPT_STATE_NEW);
+}
+
+static void srpt_test_state_names(struct kunit *test)
+{
+	enum srpt_command_state a, b;
+
+	for (a = SRPT_STATE_NEW; a <= SRPT_STATE_DONE; a++) {
+		KUNIT_EXPECT_STRNEQ(test, srpt_cmd_state_name(a), "?");
+		for (b = SRPT_STATE_NEW; b < a; b++)
+			KUNIT_EXPECT_STRNEQ(test, srpt_cmd_state_name(a),
+					    srpt_cmd_state_name(b));
+	}
+	KUNIT_EXPECT_STREQ(test, srpt_cmd_state_name(SRPT_STATE_NEED_DATA),
+			   "NEED_DATA");
+	KUNIT_EXPECT_STREQ(test, srpt_cmd_state_name(SRPT_STATE_DONE), "DONE");
+	KUNIT_EXPECT_STREQ(test, srpt_cmd_state_name(SRPT_STATE_DONE + 1), "?");
+	KUNIT_EXPECT_STREQ(test, srpt_cmd_state_name(-1), "?");
+}
+
 /* ---- credits ---- */
 
 static struct srpt_rdma_ch *test_ch(struct kunit *test)
@@ -2785,6 +2881,9 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_state_test_and_set_mismatch),
 	KUNIT_CASE(srpt_test_state_test_and_set_once),
 	KUNIT_CASE(srpt_test_state_test_and_set_from_done),
+	KUNIT_CASE(srpt_test_state_only_allowed_moves),
+	KUNIT_CASE(srpt_test_state_free_list_cycle),
+	KUNIT_CASE(srpt_test_state_names),
 	KUNIT_CASE(srpt_test_credit_take_empty),
 	KUNIT_CASE(srpt_test_credit_return_one),
 	KUNIT_CASE(srpt_test_credit_accumulate),
@@ -2887,6 +2986,7 @@ static struct srpt_rdma_ch *fake_ch(struct kunit *test, int n)
 		KUNIT_ASSERT_NOT_NULL(test, io->ioctx.buf);
 		io->ioctx.index = i;
 		io->ch = ch;
+		io->state = SRPT_STATE_DONE;	/* as on every free list */
 		INIT_LIST_HEAD(&io->wait_list);
 		list_add_tail(&io->free_list, &ch->free_list);
 	}
