@@ -1990,6 +1990,9 @@ static void srpt_free_ch(struct kref *kref)
  */
 static void srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 {
+	/* A channel without a connection: the KUnit tests' fake channels. */
+	if (!ch->rdma_cm_id && !ch->ib_cm_id)
+		return;
 	if (ch->using_rdma_cm) {
 		rdma_disconnect(ch->rdma_cm_id);
 		return;
@@ -4136,12 +4139,19 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 
 /* Data path: transfers and responses ------------------------------------ */
 
+static int srpt_post_live(struct srpt_rdma_ch *ch,
+			  const struct ib_send_wr *first);
+
 /**
  * srpt_post_rdma_read() - post the RDMA READs of a write command
  * @ioctx: send context whose send-queue slots are reserved
  *
- * Return: 0 or the error of ib_post_send(); on error the slots are given
- * back.
+ * Posted only while the channel is live (srpt_post_live()): a work request
+ * posted after the zero-length write of a closing channel could complete
+ * after the channel was released.
+ *
+ * Return: 0, -ENOTCONN or the error of ib_post_send(); on error the slots
+ * are given back.
  */
 static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx)
 {
@@ -4154,10 +4164,11 @@ static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx)
 		first = rdma_rw_ctx_wrs(&ioctx->rw_ctxs[i].rw, ch->qp,
 					ch->sport->port,
 					first ? NULL : &ioctx->rdma_cqe, first);
-	ret = ib_post_send(ch->qp, first, NULL);
+	ret = srpt_post_live(ch, first);
 	if (ret) {
-		pr_err("%s: posting RDMA READs failed (%d)\n", ch->sess_name,
-		       ret);
+		if (ret != -ENOTCONN)
+			pr_err_ratelimited("%s: posting RDMA READs failed (%d)\n",
+					   ch->sess_name, ret);
 		srpt_sq_release(ch, ioctx->n_rdma);
 	}
 	return ret;
@@ -4318,7 +4329,10 @@ static int srpt_post_live(struct srpt_rdma_ch *ch,
  * The RDMA WRITEs of the data-in buffer (when sq_wr_held > 1) are chained
  * in front of the SEND of the response, so one post carries them all and
  * one completion retires them. A response that cannot be posted gives its
- * slots back and finishes the command.
+ * slots back and finishes the command. Unless the channel is closing
+ * anyway (-ENOTCONN), the failure closes it: the credits the response
+ * carried never reach the initiator, and a queue pair that refuses posts
+ * cannot serve the channel any more.
  */
 static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 {
@@ -4348,9 +4362,11 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 						ch->sport->port, NULL, first);
 	ret = srpt_post_live(ch, first);
 	if (ret) {
-		if (ret != -ENOTCONN)
-			pr_err_ratelimited("%s: posting the response failed (%d)\n",
+		if (ret != -ENOTCONN) {
+			pr_err_ratelimited("%s: posting the response failed (%d); closing the channel\n",
 					   ch->sess_name, ret);
+			srpt_close_ch(ch);
+		}
 		srpt_sq_release(ch, ioctx->sq_wr_held);
 		srpt_abort_cmd(ioctx);
 	}

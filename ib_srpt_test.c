@@ -2909,16 +2909,24 @@ kunit_test_suite(srpt_test_suite);
 /**
  * struct srpt_fake_posts - what the fake adapter saw
  * @fail: make post_send fail with -EIO
+ * @fail_err: make post_send fail with this error instead of -EIO
+ * @fail_next: make the next post_send (only) fail with this error
  * @n_send: post_send calls
  * @n_recv: post_srq_recv calls
+ * @n_modify: modify_qp calls
+ * @qp_state: the state of the last modify_qp
  * @sp_min: lowest stack address post_send was called at
  * @sp_max: highest stack address post_send was called at
  * @sent: send contexts of the SENDs posted (in order)
  */
 struct srpt_fake_posts {
 	bool fail;
+	int fail_err;
+	int fail_next;
 	int n_send;
 	int n_recv;
+	int n_modify;
+	enum ib_qp_state qp_state;
 	unsigned long sp_min;
 	unsigned long sp_max;
 	struct srpt_send_ioctx *sent[32];
@@ -2935,12 +2943,29 @@ static int srpt_fake_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 		srpt_fake.sp_min = sp;
 	if (!srpt_fake.n_send || sp > srpt_fake.sp_max)
 		srpt_fake.sp_max = sp;
-	if (srpt_fake.n_send < ARRAY_SIZE(srpt_fake.sent))
+	if (wr && srpt_fake.n_send < ARRAY_SIZE(srpt_fake.sent))
 		srpt_fake.sent[srpt_fake.n_send] =
 			container_of(wr->wr_cqe, struct srpt_send_ioctx,
 				     ioctx.cqe);
 	srpt_fake.n_send++;
-	return srpt_fake.fail ? -EIO : 0;
+	if (srpt_fake.fail_next) {
+		int err = srpt_fake.fail_next;
+
+		srpt_fake.fail_next = 0;
+		return err;
+	}
+	if (srpt_fake.fail)
+		return srpt_fake.fail_err ?: -EIO;
+	return 0;
+}
+
+static int srpt_fake_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
+			       int mask, struct ib_udata *udata)
+{
+	srpt_fake.n_modify++;
+	if (mask & IB_QP_STATE)
+		srpt_fake.qp_state = attr->qp_state;
+	return 0;
 }
 
 static int srpt_fake_post_srq_recv(struct ib_srq *srq,
@@ -2961,9 +2986,18 @@ static struct srpt_rdma_ch *fake_ch(struct kunit *test, int n)
 	memset(&srpt_fake, 0, sizeof(srpt_fake));
 	ctx->ibdev->ops.post_send = srpt_fake_post_send;
 	ctx->ibdev->ops.post_srq_recv = srpt_fake_post_srq_recv;
+	ctx->ibdev->ops.modify_qp = srpt_fake_modify_qp;
+	/* ib_modify_qp() looks at the port's protocol flags (none here). */
+	ctx->ibdev->port_data = kunit_kcalloc(test, 2,
+					      sizeof(*ctx->ibdev->port_data),
+					      GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->ibdev->port_data);
 	ch->qp = kunit_kzalloc(test, sizeof(*ch->qp), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ch->qp);
 	ch->qp->device = ctx->ibdev;
+	ch->qp->real_qp = ch->qp;
+	ch->qp->qp_context = ch;
+	kref_init(&ch->kref);
 	ctx->sdev->srq = kunit_kzalloc(test, sizeof(*ctx->sdev->srq),
 				       GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->sdev->srq);
@@ -3131,7 +3165,9 @@ static void srpt_test_sq_release_iterative(struct kunit *test)
 	}
 	ch->rq_size = 9;	/* never idle: no new credit request */
 	ch->sq_wr_avail = 0;
+	/* As on a closing channel: no post closes the channel again. */
 	srpt_fake.fail = true;
+	srpt_fake.fail_err = -ENOTCONN;
 	srpt_sq_release(ch, 1);
 
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 8);
@@ -3248,6 +3284,57 @@ static void srpt_test_wait_list_restarted_by_put(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, complete_cred_reqs(test), 1);
 }
 
+static void srpt_test_rdma_read_only_live(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 2);
+	struct srpt_send_ioctx *io = srpt_get_send_ioctx(ch);
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	io->n_rdma = 1;
+	KUNIT_ASSERT_TRUE(test, srpt_sq_reserve(ch, io, 1, false));
+	/* The channel closes between the reservation and the post. */
+	ch->state = CH_DRAINING;
+	KUNIT_EXPECT_EQ(test, srpt_post_rdma_read(io), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
+	KUNIT_EXPECT_EQ(test, ch->sq_wr_avail, 64);
+
+	ch->state = CH_LIVE;
+	KUNIT_ASSERT_TRUE(test, srpt_sq_reserve(ch, io, 1, false));
+	KUNIT_EXPECT_EQ(test, srpt_post_rdma_read(io), 0);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 1);
+	KUNIT_EXPECT_EQ(test, ch->sq_wr_avail, 63);
+}
+
+static void srpt_test_rsp_post_error_closes(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 4);
+	struct srpt_send_ioctx *io = srpt_get_send_ioctx(ch);
+	struct srp_cred_req *req;
+
+	/* A response carrying 5 credits that the adapter refuses. */
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	atomic_set(&ch->req_lim_delta, 5);
+	ch->rq_size = 5;	/* not idle: no new credit request */
+	io->cred_req = true;
+	req = io->ioctx.buf;
+	req->opcode = SRP_CRED_REQ;
+	req->req_lim_delta = cpu_to_be32(srpt_credit_take(ch));
+	io->rsp_len = sizeof(*req);
+	io->sq_wr_held = 1;
+	KUNIT_ASSERT_TRUE(test, srpt_sq_reserve(ch, io, 1, true));
+	srpt_fake.fail_next = -ENOMEM;
+	srpt_post_response(io);
+
+	/* The credits are lost to the initiator: the channel is closed. */
+	KUNIT_EXPECT_GE(test, ch->state, CH_DISCONNECTING);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_modify, 1);
+	KUNIT_EXPECT_EQ(test, srpt_fake.qp_state, IB_QPS_ERR);
+	/* The response and then the zero-length write were posted. */
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 2);
+	KUNIT_EXPECT_EQ(test, ch->n_free, 4);
+	KUNIT_EXPECT_EQ(test, ch->sq_wr_avail, 64);
+}
+
 static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_iu_uses_credit),
 	KUNIT_CASE(srpt_test_credit_use_login_grant),
@@ -3260,6 +3347,8 @@ static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_short_tsk_mgmt_credits_returned),
 	KUNIT_CASE(srpt_test_logout_credit_free),
 	KUNIT_CASE(srpt_test_wait_list_restarted_by_put),
+	KUNIT_CASE(srpt_test_rdma_read_only_live),
+	KUNIT_CASE(srpt_test_rsp_post_error_closes),
 	{}
 };
 
