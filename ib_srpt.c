@@ -2066,6 +2066,28 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 static void srpt_fail_rw_waiters(struct srpt_rdma_ch *ch);
 
 /**
+ * srpt_ch_quiet() - whether nobody processes IUs or the RTU of a channel
+ * @ch: SRPT RDMA channel, DISCONNECTED
+ *
+ * Once the channel is DISCONNECTED, srpt_process_ius() and
+ * srpt_cm_rtu_recv() start nothing new, and the last of them to finish
+ * wakes srpt_ch_released_wq. Side-effect free, for a wait_event()
+ * condition.
+ *
+ * Return: true when neither is running.
+ */
+static bool srpt_ch_quiet(struct srpt_rdma_ch *ch)
+{
+	unsigned long flags;
+	bool quiet;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	quiet = !ch->processing_wait_list && !ch->rtu_busy;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	return quiet;
+}
+
+/**
  * srpt_drop_waiting_ius() - give back IUs that were never processed
  * @ch: SRPT RDMA channel being released
  */
@@ -2173,8 +2195,9 @@ static void srpt_put_port_ch(struct srpt_port *sport, struct srpt_tpg *stpg,
  * srpt_release_channel_work() - free a disconnected channel
  * @w: the channel's release work
  *
- * Stops the LIO session and waits until every command of the channel has
- * finished, then frees the queues, the rings and the connection. The
+ * Waits until no IU and no RTU is being processed (they use the session
+ * and the QP), stops the LIO session and waits until every command of the
+ * channel has finished, then frees the queues, the rings and the connection. The
  * channel leaves its nexus and drops its port counts only at the very end:
  * a port (and its device, SRQ and PD) stays until every channel that uses
  * it is gone, and a TPG until every channel with a session in it is gone.
@@ -2187,6 +2210,7 @@ static void srpt_release_channel_work(struct work_struct *w)
 	struct srpt_tpg *stpg = ch->stpg;
 	bool use_srq = ch->use_srq;
 
+	wait_event(srpt_ch_released_wq, srpt_ch_quiet(ch));
 	srpt_drop_waiting_ius(ch);
 	srpt_fail_rw_waiters(ch);
 	if (ch->sess) {
@@ -3999,20 +4023,61 @@ static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 }
 
 /**
- * srpt_process_wait_list() - process the IUs that had to wait
+ * srpt_take_waiting_iu() - take the first IU off the wait list
+ * @ch: RDMA channel, with @ch->recv_lock held
+ *
+ * Return: the IU or NULL.
+ */
+static struct srpt_recv_ioctx *srpt_take_waiting_iu(struct srpt_rdma_ch *ch)
+{
+	struct srpt_recv_ioctx *recv_ioctx;
+
+	lockdep_assert_held(&ch->recv_lock);
+	recv_ioctx = list_first_entry_or_null(&ch->cmd_wait_list,
+					      struct srpt_recv_ioctx,
+					      wait_list);
+	if (recv_ioctx)
+		list_del_init(&recv_ioctx->wait_list);
+	return recv_ioctx;
+}
+
+/**
+ * srpt_process_ius() - process a new IU and the IUs that had to wait
  * @ch: RDMA channel
+ * @recv_ioctx: a newly received IU, or NULL
  *
  * IUs wait when they arrive before the channel is live, or when no send
  * context was free. They are processed in arrival order by one caller at a
- * time. A caller that finds the list busy asks the running one to look
- * again, so that a send context freed meanwhile is not missed.
+ * time, which holds @ch->processing_wait_list meanwhile; a new IU that finds
+ * nothing waiting is processed at once, by the same rule. A caller that
+ * finds the list busy asks the running one to look again, so that a send
+ * context freed meanwhile is not missed.
+ *
+ * An IU goes back on the wait list only while the channel is live: once
+ * it is closing, srpt_release_channel_work() empties the list for the last
+ * time (after waiting for srpt_ch_quiet()), and an IU added later would
+ * never be given back, losing an SRQ buffer for good. Such an IU is given
+ * back here instead.
  */
-static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
+static void srpt_process_ius(struct srpt_rdma_ch *ch,
+			     struct srpt_recv_ioctx *recv_ioctx)
 {
-	struct srpt_recv_ioctx *recv_ioctx;
+	enum srpt_ch_state state;
 	unsigned long flags;
+	bool handled;
 
 	spin_lock_irqsave(&ch->recv_lock, flags);
+	if (recv_ioctx && ch->state > CH_LIVE) {
+		spin_unlock_irqrestore(&ch->recv_lock, flags);
+		srpt_recycle_recv(ch, recv_ioctx, false);
+		return;
+	}
+	if (recv_ioctx && (ch->state == CH_CONNECTING ||
+			   ch->processing_wait_list ||
+			   !list_empty(&ch->cmd_wait_list))) {
+		list_add_tail(&recv_ioctx->wait_list, &ch->cmd_wait_list);
+		recv_ioctx = NULL;
+	}
 	if (ch->processing_wait_list) {
 		ch->wait_list_kick = true;
 		spin_unlock_irqrestore(&ch->recv_lock, flags);
@@ -4021,22 +4086,49 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 	ch->processing_wait_list = true;
 	do {
 		ch->wait_list_kick = false;
-		while (ch->state == CH_LIVE &&
-		       (recv_ioctx = list_first_entry_or_null(&ch->cmd_wait_list,
-					struct srpt_recv_ioctx, wait_list))) {
-			list_del_init(&recv_ioctx->wait_list);
+		while (ch->state == CH_LIVE) {
+			if (!recv_ioctx)
+				recv_ioctx = srpt_take_waiting_iu(ch);
+			if (!recv_ioctx)
+				break;
 			spin_unlock_irqrestore(&ch->recv_lock, flags);
-			if (!srpt_handle_new_iu(ch, recv_ioctx)) {
-				spin_lock_irqsave(&ch->recv_lock, flags);
+			handled = srpt_handle_new_iu(ch, recv_ioctx);
+			spin_lock_irqsave(&ch->recv_lock, flags);
+			if (handled) {
+				recv_ioctx = NULL;
+				continue;
+			}
+			if (ch->state == CH_LIVE) {
 				list_add(&recv_ioctx->wait_list,
 					 &ch->cmd_wait_list);
+				recv_ioctx = NULL;
 				break;
 			}
+			spin_unlock_irqrestore(&ch->recv_lock, flags);
+			srpt_recycle_recv(ch, recv_ioctx, false);
 			spin_lock_irqsave(&ch->recv_lock, flags);
+			recv_ioctx = NULL;
 		}
 	} while (ch->wait_list_kick);
 	ch->processing_wait_list = false;
+	state = ch->state;
 	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	/* Only a first IU can be left: the channel went away under it. */
+	if (recv_ioctx)
+		srpt_recycle_recv(ch, recv_ioctx, false);
+	if (state == CH_DISCONNECTED)
+		wake_up_all(&srpt_ch_released_wq);
+}
+
+/**
+ * srpt_process_wait_list() - process the IUs that had to wait
+ * @ch: RDMA channel
+ *
+ * See srpt_process_ius().
+ */
+static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
+{
+	srpt_process_ius(ch, NULL);
 }
 
 /**
@@ -4066,9 +4158,6 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
 	struct srpt_recv_ioctx *recv_ioctx =
 		container_of(wc->wr_cqe, struct srpt_recv_ioctx, ioctx.cqe);
-	unsigned long flags;
-	bool wait;
-
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		srpt_wc_error(ch, wc, "receive");
 		if (ch->use_srq)
@@ -4088,27 +4177,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_credit_violation(ch, recv_ioctx);
 		return;
 	}
-
-	spin_lock_irqsave(&ch->recv_lock, flags);
-	if (ch->state > CH_LIVE) {
-		spin_unlock_irqrestore(&ch->recv_lock, flags);
-		srpt_recycle_recv(ch, recv_ioctx, false);
-		return;
-	}
-	wait = ch->state == CH_CONNECTING || ch->processing_wait_list ||
-		!list_empty(&ch->cmd_wait_list);
-	if (wait)
-		list_add_tail(&recv_ioctx->wait_list, &ch->cmd_wait_list);
-	spin_unlock_irqrestore(&ch->recv_lock, flags);
-
-	if (wait) {
-		srpt_process_wait_list(ch);
-	} else if (!srpt_handle_new_iu(ch, recv_ioctx)) {
-		spin_lock_irqsave(&ch->recv_lock, flags);
-		list_add_tail(&recv_ioctx->wait_list, &ch->cmd_wait_list);
-		spin_unlock_irqrestore(&ch->recv_lock, flags);
-		srpt_process_wait_list(ch);
-	}
+	srpt_process_ius(ch, recv_ioctx);
 }
 
 /**
@@ -4116,11 +4185,25 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
  * @ch: SRPT RDMA channel
  *
  * Moves an IB/CM queue pair to RTS, makes the channel live and processes
- * the IUs that arrived in the meantime.
+ * the IUs that arrived in the meantime. Only a channel that is still
+ * connecting is touched; @ch->rtu_busy keeps srpt_release_channel_work()
+ * from destroying the QP or the session under this function (the release
+ * of a channel closed meanwhile waits for srpt_ch_quiet()).
  */
 static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 {
+	enum srpt_ch_state state;
+	unsigned long flags;
+	bool connecting;
 	int ret;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	connecting = ch->state == CH_CONNECTING && !ch->rtu_busy;
+	if (connecting)
+		ch->rtu_busy = true;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	if (!connecting)
+		return;
 
 	if (!ch->using_rdma_cm) {
 		ret = srpt_ch_qp_rts(ch, ch->qp);
@@ -4128,13 +4211,20 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 			pr_err("%s: moving the QP to RTS failed (%d)\n",
 			       ch->sess_name, ret);
 			srpt_close_ch(ch);
-			return;
+			goto out;
 		}
 	}
 	if (srpt_ch_advance(ch, CH_LIVE)) {
 		pr_debug("%s: channel live\n", ch->sess_name);
 		srpt_process_wait_list(ch);
 	}
+out:
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	ch->rtu_busy = false;
+	state = ch->state;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	if (state == CH_DISCONNECTED)
+		wake_up_all(&srpt_ch_released_wq);
 }
 
 /* Data path: transfers and responses ------------------------------------ */

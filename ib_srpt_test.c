@@ -3335,6 +3335,66 @@ static void srpt_test_rsp_post_error_closes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ch->sq_wr_avail, 64);
 }
 
+static void srpt_test_rtu_closing_channel(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+
+	/* An IB/CM RTU that arrives after the channel started closing. */
+	ch->using_rdma_cm = false;
+	ch->state = CH_DISCONNECTING;
+	srpt_cm_rtu_recv(ch);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_modify, 0);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTING);
+	KUNIT_EXPECT_FALSE(test, ch->rtu_busy);
+	KUNIT_EXPECT_TRUE(test, srpt_ch_quiet(ch));
+	/* The release waits while IUs or an RTU are being processed. */
+	ch->processing_wait_list = true;
+	KUNIT_EXPECT_FALSE(test, srpt_ch_quiet(ch));
+	ch->processing_wait_list = false;
+	ch->rtu_busy = true;
+	KUNIT_EXPECT_FALSE(test, srpt_ch_quiet(ch));
+	ch->rtu_busy = false;
+}
+
+static void srpt_test_rtu_processes_waiting_ius(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	struct srpt_recv_ioctx *r = fake_iu(test, ch, SRP_CRED_RSP, 16);
+
+	/* An IU that arrived before the RTU (RDMA/CM: no QP change). */
+	ch->using_rdma_cm = true;
+	ch->state = CH_CONNECTING;
+	list_add_tail(&r->wait_list, &ch->cmd_wait_list);
+	srpt_cm_rtu_recv(ch);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ch->cmd_wait_list));
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_recv, 1);
+	KUNIT_EXPECT_FALSE(test, ch->processing_wait_list);
+	/* A second RTU (or ESTABLISHED) changes nothing. */
+	srpt_cm_rtu_recv(ch);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
+}
+
+static void srpt_test_iu_after_close_given_back(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	struct srpt_recv_ioctx *r = fake_iu(test, ch, SRP_CMD, 64);
+
+	/* No send context: the IU waits while the channel is live. */
+	KUNIT_ASSERT_NOT_NULL(test, srpt_get_send_ioctx(ch));
+	srpt_process_ius(ch, r);
+	KUNIT_EXPECT_FALSE(test, list_empty(&ch->cmd_wait_list));
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_recv, 0);
+	KUNIT_EXPECT_FALSE(test, ch->processing_wait_list);
+	list_del_init(&r->wait_list);
+	/* Once the channel is closing, a new IU goes straight back. */
+	ch->state = CH_DISCONNECTED;
+	srpt_process_ius(ch, r);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ch->cmd_wait_list));
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_recv, 1);
+	KUNIT_EXPECT_FALSE(test, ch->processing_wait_list);
+}
+
 static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_iu_uses_credit),
 	KUNIT_CASE(srpt_test_credit_use_login_grant),
@@ -3349,6 +3409,9 @@ static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_wait_list_restarted_by_put),
 	KUNIT_CASE(srpt_test_rdma_read_only_live),
 	KUNIT_CASE(srpt_test_rsp_post_error_closes),
+	KUNIT_CASE(srpt_test_rtu_closing_channel),
+	KUNIT_CASE(srpt_test_rtu_processes_waiting_ius),
+	KUNIT_CASE(srpt_test_iu_after_close_given_back),
 	{}
 };
 
