@@ -2540,6 +2540,83 @@ static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16])
 }
 
 /**
+ * srpt_login_has_acl() - whether a login would find an ACL
+ * @sport: port the login arrived on
+ * @src_addr: the connection's initiator name (GUID form or IP address)
+ * @i_port_id: initiator port ID from the login request
+ *
+ * The same search as srpt_setup_session(), without creating a session, so
+ * that a login nobody allowed is refused before its channel's rings (about
+ * 1 MiB) are allocated. An ACL removed in between makes
+ * srpt_setup_session() fail later, which is handled there.
+ *
+ * Return: true when some enabled TPG of the port has an ACL for it.
+ */
+static bool srpt_login_has_acl(struct srpt_port *sport, const char *src_addr,
+			       const u8 i_port_id[16])
+{
+	struct srpt_port_id *ids[] = { sport->guid_id, sport->gid_id };
+	char hex[2 + 32 + 1];
+	struct srpt_tpg *stpg;
+	bool found = false;
+	int i;
+
+	snprintf(hex, sizeof(hex), "0x%16phN", i_port_id);
+	for (i = 0; i < ARRAY_SIZE(ids) && !found; i++) {
+		if (!ids[i])
+			continue;
+		mutex_lock(&ids[i]->mutex);
+		list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
+			if (!stpg->enabled)
+				continue;
+			found = target_tpg_has_node_acl(&stpg->tpg, src_addr) ||
+				(ids[i]->gid_form &&
+				 (target_tpg_has_node_acl(&stpg->tpg, hex) ||
+				  target_tpg_has_node_acl(&stpg->tpg, hex + 2)));
+			if (found)
+				break;
+		}
+		mutex_unlock(&ids[i]->mutex);
+	}
+	return found;
+}
+
+/**
+ * srpt_nexus_full() - whether a login would exceed the channels of a nexus
+ * @sport: port the login arrived on
+ * @req: the login request
+ *
+ * An I_T nexus has at most SRPT_MAX_CH_PER_NEXUS channels that are not
+ * closing; a SINGLE login closes the others and always fits. Logins are
+ * serialised by srpt_dev_mutex, so the count cannot grow between this
+ * check and srpt_join_nexus().
+ *
+ * Return: true when the login must be refused.
+ */
+static bool srpt_nexus_full(struct srpt_port *sport,
+			    const struct srp_login_req *req)
+{
+	struct srpt_nexus *nexus;
+	struct srpt_rdma_ch *ch;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	if ((req->req_flags & 3) == SRP_MULTICHAN_SINGLE)
+		return false;
+	mutex_lock(&sport->mutex);
+	list_for_each_entry(nexus, &sport->nexus_list, entry) {
+		if (memcmp(nexus->i_port_id, req->initiator_port_id, 16) ||
+		    memcmp(nexus->t_port_id, req->target_port_id, 16))
+			continue;
+		list_for_each_entry(ch, &nexus->ch_list, list)
+			n += READ_ONCE(ch->state) < CH_DISCONNECTING;
+		break;
+	}
+	mutex_unlock(&sport->mutex);
+	return n >= SRPT_MAX_CH_PER_NEXUS;
+}
+
+/**
  * srpt_join_nexus() - add a new channel to its nexus, apply the multichannel
  *	action of the login
  * @ch: the new channel
@@ -2766,8 +2843,9 @@ static u32 srpt_cm_req_check(struct srpt_device *sdev, u32 port_num,
  * @resp_res: RDMA READs we may have to answer
  * @init_depth: RDMA READs we may have outstanding
  *
- * Validate, allocate the channel, connect the QP, answer. Runs with
- * srpt_dev_mutex held so that the device cannot go away meanwhile.
+ * Validate (fields, ACL, channels of the nexus), allocate the channel,
+ * connect the QP, answer. Runs with srpt_dev_mutex held so that the device
+ * cannot go away meanwhile.
  *
  * Return: 0 when the login was accepted; a negative error code when it was
  * rejected (the caller's connection is then destroyed).
@@ -2795,6 +2873,21 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 	if (reason)
 		goto reject;
 	sport = srpt_login_port(sdev, port_num);
+	/* Refused logins cost no allocation. */
+	reason = SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
+	if (!srpt_login_has_acl(sport, src_addr, req->initiator_port_id)) {
+		snprintf(why, sizeof(why), "no ACL for it on port %s",
+			 sport->guid_name);
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		goto reject;
+	}
+	if (srpt_nexus_full(sport, req)) {
+		snprintf(why, sizeof(why),
+			 "the I_T nexus has %d channels already",
+			 SRPT_MAX_CH_PER_NEXUS);
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		goto reject;
+	}
 	reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 	ch = srpt_alloc_ch(sport, req, ib_cm_id, rdma_cm_id, src_addr);
 	if (IS_ERR(ch)) {
@@ -3181,90 +3274,11 @@ unwind:
 }
 
 /**
- * srpt_reuse_data_buf() - give a command the buffer its context kept
- * @ioctx: send context
- * @len: bytes the command transfers, not zero
- *
- * Allocating (and, with init_on_alloc, clearing) fresh pages for every
- * small command is a measurable part of the work per I/O, so each send
- * context keeps the buffer of its last small command (see
- * srpt_keep_data_buf()). The buffer is reshaped to @len: whole pages, a
- * shorter last one, the end mark after it. It only ever holds data of the
- * channel it belongs to.
- *
- * Return: true when @ioctx->data_sg now is the kept buffer.
- */
-static bool srpt_reuse_data_buf(struct srpt_send_ioctx *ioctx, u64 len)
-{
-	unsigned int n = DIV_ROUND_UP(len, PAGE_SIZE), i;
-	struct scatterlist *sg = ioctx->keep_sg;
-
-	if (!sg || n > ioctx->keep_nents)
-		return false;
-	for (i = 0; i < ioctx->keep_nents; i++) {
-		sg_unmark_end(&sg[i]);
-		sg[i].offset = 0;
-		sg[i].length = i < n ? min_t(u64, len, PAGE_SIZE) : PAGE_SIZE;
-		if (i < n)
-			len -= sg[i].length;
-	}
-	sg_mark_end(&sg[n - 1]);
-	ioctx->data_sg = sg;
-	ioctx->data_nents = n;
-	return true;
-}
-
-/**
- * srpt_free_kept_buf() - free the buffer a send context kept
- * @ioctx: send context, not in use
- *
- * The kept buffer may carry an end mark before its last page, so it is
- * walked by index rather than with target_free_sgl().
- */
-static void srpt_free_kept_buf(struct srpt_send_ioctx *ioctx)
-{
-	unsigned int i;
-
-	if (!ioctx->keep_sg)
-		return;
-	for (i = 0; i < ioctx->keep_nents; i++)
-		__free_page(sg_page(&ioctx->keep_sg[i]));
-	kfree(ioctx->keep_sg);
-	ioctx->keep_sg = NULL;
-	ioctx->keep_nents = 0;
-}
-
-/**
- * srpt_keep_data_buf() - keep or free the data buffer of a finished command
- * @ioctx: send context
- *
- * A buffer of at most SRPT_KEEP_PAGES pages stays with the context for the
- * next command, replacing a smaller one; anything else is freed. Since free
- * contexts are reused most-recently-first, the buffers kept match the
- * channel's recent queue depth, not its credits.
- */
-static void srpt_keep_data_buf(struct srpt_send_ioctx *ioctx)
-{
-	if (ioctx->data_sg == ioctx->keep_sg)
-		goto out;
-	if (ioctx->data_nents <= SRPT_KEEP_PAGES &&
-	    ioctx->data_nents > ioctx->keep_nents) {
-		srpt_free_kept_buf(ioctx);
-		ioctx->keep_sg = ioctx->data_sg;
-		ioctx->keep_nents = ioctx->data_nents;
-	} else {
-		target_free_sgl(ioctx->data_sg, ioctx->data_nents);
-	}
-out:
-	ioctx->data_sg = NULL;
-	ioctx->data_nents = 0;
-}
-
-/**
  * srpt_buf_budget() - data-buffer budget of a device
  * @ram: bytes of RAM of the machine
  *
- * The data buffers of the commands in flight on one HCA may take 1/16 of
+ * The data buffers of the commands in flight on one HCA, and the ones
+ * kept for the next command (srpt_keep_data_buf()), may take 1/16 of
  * RAM, at least SRPT_MIN_BUF_BUDGET (twice the largest command), so that
  * initiators, whatever their number of channels and credits, cannot pin
  * more. Commands beyond it get TASK SET FULL and are retried.
@@ -3307,6 +3321,95 @@ static void srpt_buf_uncharge(struct srpt_send_ioctx *ioctx)
 }
 
 /**
+ * srpt_reuse_data_buf() - give a command the buffer its context kept
+ * @ioctx: send context
+ * @len: bytes the command transfers, not zero
+ *
+ * Allocating (and, with init_on_alloc, clearing) fresh pages for every
+ * small command is a measurable part of the work per I/O, so each send
+ * context keeps the buffer of its last small command (see
+ * srpt_keep_data_buf()). The buffer is reshaped to @len: whole pages, a
+ * shorter last one, the end mark after it. It only ever holds data of the
+ * channel it belongs to.
+ *
+ * Return: true when @ioctx->data_sg now is the kept buffer.
+ */
+static bool srpt_reuse_data_buf(struct srpt_send_ioctx *ioctx, u64 len)
+{
+	unsigned int n = DIV_ROUND_UP(len, PAGE_SIZE), i;
+	struct scatterlist *sg = ioctx->keep_sg;
+
+	if (!sg || n > ioctx->keep_nents)
+		return false;
+	for (i = 0; i < ioctx->keep_nents; i++) {
+		sg_unmark_end(&sg[i]);
+		sg[i].offset = 0;
+		sg[i].length = i < n ? min_t(u64, len, PAGE_SIZE) : PAGE_SIZE;
+		if (i < n)
+			len -= sg[i].length;
+	}
+	sg_mark_end(&sg[n - 1]);
+	ioctx->data_sg = sg;
+	ioctx->data_nents = n;
+	return true;
+}
+
+/**
+ * srpt_free_kept_buf() - free the buffer a send context kept
+ * @ioctx: send context, not in use
+ *
+ * Gives its pages back to the device's data-buffer budget too.
+ *
+ * The kept buffer may carry an end mark before its last page, so it is
+ * walked by index rather than with target_free_sgl().
+ */
+static void srpt_free_kept_buf(struct srpt_send_ioctx *ioctx)
+{
+	unsigned int i;
+
+	if (!ioctx->keep_sg)
+		return;
+	atomic64_sub((u64)ioctx->keep_nents * PAGE_SIZE,
+		     &ioctx->ch->sport->sdev->buf_bytes);
+	for (i = 0; i < ioctx->keep_nents; i++)
+		__free_page(sg_page(&ioctx->keep_sg[i]));
+	kfree(ioctx->keep_sg);
+	ioctx->keep_sg = NULL;
+	ioctx->keep_nents = 0;
+}
+
+/**
+ * srpt_keep_data_buf() - keep or free the data buffer of a finished command
+ * @ioctx: send context
+ *
+ * A buffer of at most SRPT_KEEP_PAGES pages stays with the context for the
+ * next command, replacing a smaller one; anything else is freed. Since free
+ * contexts are reused most-recently-first, the buffers kept match the
+ * channel's recent queue depth, not its credits. Kept pages count against
+ * the device's data-buffer budget for as long as they are kept (the
+ * command's own charge is already given back); when the budget is full the
+ * buffer is freed instead.
+ */
+static void srpt_keep_data_buf(struct srpt_send_ioctx *ioctx)
+{
+	if (ioctx->data_sg == ioctx->keep_sg)
+		goto out;
+	if (ioctx->data_nents <= SRPT_KEEP_PAGES &&
+	    ioctx->data_nents > ioctx->keep_nents &&
+	    srpt_buf_charge(ioctx->ch->sport->sdev,
+			    (u64)ioctx->data_nents * PAGE_SIZE)) {
+		srpt_free_kept_buf(ioctx);
+		ioctx->keep_sg = ioctx->data_sg;
+		ioctx->keep_nents = ioctx->data_nents;
+	} else {
+		target_free_sgl(ioctx->data_sg, ioctx->data_nents);
+	}
+out:
+	ioctx->data_sg = NULL;
+	ioctx->data_nents = 0;
+}
+
+/**
  * srpt_get_data_pages() - get the pages of a command's data buffer
  * @ioctx: send context
  * @len: bytes LIO transfers, not zero
@@ -3319,17 +3422,24 @@ static void srpt_buf_uncharge(struct srpt_send_ioctx *ioctx)
  * one or two kept pages costs less than allocating fresh ones, so every
  * command of up to SRPT_KEEP_PAGES pages uses the kept buffer.
  *
- * Return: 0 or -ENOMEM.
+ * A new buffer is charged to the device's data-buffer budget; the kept one
+ * is charged for as long as it is kept (srpt_keep_data_buf()).
+ *
+ * Return: 0, -ENOBUFS when the budget is used up, or -ENOMEM.
  */
 static int srpt_get_data_pages(struct srpt_send_ioctx *ioctx, u32 len)
 {
 	bool zero = ioctx->dir == DMA_FROM_DEVICE;
+	u32 charge = PAGE_ALIGN(len);
 
 	if (srpt_reuse_data_buf(ioctx, len)) {
 		if (zero)
 			sg_zero_buffer(ioctx->data_sg, ioctx->data_nents, len, 0);
 		return 0;
 	}
+	if (!srpt_buf_charge(ioctx->ch->sport->sdev, charge))
+		return -ENOBUFS;
+	ioctx->buf_charge = charge;
 	return target_alloc_sgl(&ioctx->data_sg, &ioctx->data_nents, len,
 				zero, false);
 }
@@ -3423,9 +3533,6 @@ static sense_reason_t srpt_alloc_data_buf(struct srpt_send_ioctx *ioctx)
 	if (len > ioctx->data_len ||
 	    (ioctx->dir == DMA_FROM_DEVICE && !srpt_data_in_fits(ioctx, len)))
 		return TCM_INVALID_FIELD_IN_COMMAND_IU;
-	if (!srpt_buf_charge(ioctx->ch->sport->sdev, PAGE_ALIGN(alloc)))
-		return TCM_OUT_OF_RESOURCES;
-	ioctx->buf_charge = PAGE_ALIGN(alloc);
 	if (srpt_get_data_pages(ioctx, alloc))
 		return TCM_OUT_OF_RESOURCES;
 	/* Data-in transfers are prepared when LIO has the data. */

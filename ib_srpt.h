@@ -166,6 +166,7 @@ enum {
 	SRPT_MIN_SRQ_SIZE		= 4,
 	SRPT_MAX_SRQ_SIZE		= 65535,
 	SRPT_MAX_RQ_SIZE		= 128,	/* credits per channel */
+	SRPT_MAX_CH_PER_NEXUS		= 64,	/* channels per I_T nexus */
 	SRPT_MIN_RSP_SIZE		= 40,
 	SRPT_DEF_RSP_SIZE		= 256,
 	SRPT_MAX_RSP_SIZE		= 1024,

@@ -67,6 +67,7 @@ static int srpt_test_init(struct kunit *test)
 	ctx->sport->port_attrib.srp_sq_size = SRPT_TEST_SQ_SIZE;
 	ctx->sport->port_attrib.srp_max_rdma_size = SRPT_TEST_RDMA_SIZE;
 	ctx->sport->port_attrib.srp_max_rsp_size = SRPT_DEF_RSP_SIZE;
+	ctx->sdev->buf_budget = SRPT_MIN_BUF_BUDGET;
 
 	ctx->saved_guid = srpt_service_guid;
 	ctx->saved_req_size = srp_max_req_size;
@@ -2109,14 +2110,15 @@ static void srpt_test_buf_budget(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(sdev, 1));
 }
 
+static struct srpt_send_ioctx *test_ioctx(struct kunit *test,
+					  enum srpt_command_state state);
+
 static void srpt_test_data_pages_zeroed(struct kunit *test)
 {
-	struct srpt_send_ioctx *ioctx;
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_NEW);
 	unsigned int i;
 	u8 *p;
 
-	ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ioctx);
 	/* A kept two-page buffer full of an earlier READ's data. */
 	KUNIT_ASSERT_EQ(test, target_alloc_sgl(&ioctx->data_sg,
 					       &ioctx->data_nents,
@@ -2186,13 +2188,11 @@ static void srpt_test_send_ioctx_reset(struct kunit *test)
 
 static void srpt_test_keep_data_buf(struct kunit *test)
 {
-	struct srpt_send_ioctx *ioctx;
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_NEW);
 	struct scatterlist *two;
 	struct page *p0, *p1;
 	u32 big;
 
-	ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ioctx);
 	/* Nothing kept yet. */
 	KUNIT_EXPECT_FALSE(test, srpt_reuse_data_buf(ioctx, 512));
 
@@ -2244,6 +2244,57 @@ static void srpt_test_keep_data_buf(struct kunit *test)
 	srpt_free_kept_buf(ioctx);
 	KUNIT_EXPECT_NULL(test, ioctx->keep_sg);
 	KUNIT_EXPECT_EQ(test, ioctx->keep_nents, 0);
+}
+
+static void srpt_test_kept_buf_in_budget(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_NEW);
+	struct srpt_device *sdev = ioctx->ch->sport->sdev;
+
+	sdev->buf_budget = 8 * PAGE_SIZE;
+	/* A command's fresh two-page buffer is charged... */
+	ioctx->dir = DMA_TO_DEVICE;
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, 2 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			2LL * PAGE_SIZE);
+	/* ...and stays charged while it is kept after the command. */
+	srpt_buf_uncharge(ioctx);
+	srpt_keep_data_buf(ioctx);
+	KUNIT_ASSERT_NOT_NULL(test, ioctx->keep_sg);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			2LL * PAGE_SIZE);
+	/* A command that reuses it takes nothing more. */
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, PAGE_SIZE), 0);
+	KUNIT_EXPECT_PTR_EQ(test, ioctx->data_sg, ioctx->keep_sg);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			2LL * PAGE_SIZE);
+	srpt_buf_uncharge(ioctx);
+	srpt_keep_data_buf(ioctx);
+	/* Three fresh pages: charged while in use, freed afterwards. */
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, 3 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			5LL * PAGE_SIZE);
+	srpt_buf_uncharge(ioctx);
+	srpt_keep_data_buf(ioctx);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			2LL * PAGE_SIZE);
+	/* Freeing the kept buffer gives its pages back. */
+	srpt_free_kept_buf(ioctx);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes), 0LL);
+
+	/* With the budget used up, a finished command's buffer is not kept. */
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, 2 * PAGE_SIZE), 0);
+	srpt_buf_uncharge(ioctx);
+	atomic64_set(&sdev->buf_bytes, 7 * PAGE_SIZE);
+	srpt_keep_data_buf(ioctx);
+	KUNIT_EXPECT_NULL(test, ioctx->keep_sg);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			7LL * PAGE_SIZE);
+	/* Nor does a fresh buffer fit: -ENOBUFS, nothing taken. */
+	KUNIT_EXPECT_NE(test, srpt_get_data_pages(ioctx, 2 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			7LL * PAGE_SIZE);
+	atomic64_set(&sdev->buf_bytes, 0);
 }
 
 static void srpt_test_cmd_indirect_wrong_direction_count(struct kunit *test)
@@ -2857,6 +2908,7 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_data_pages_zeroed),
 	KUNIT_CASE(srpt_test_send_ioctx_reset),
 	KUNIT_CASE(srpt_test_keep_data_buf),
+	KUNIT_CASE(srpt_test_kept_buf_in_budget),
 	KUNIT_CASE(srpt_test_cmd_indirect_len_mismatch),
 	KUNIT_CASE(srpt_test_cmd_indirect_sum_overflow),
 	KUNIT_CASE(srpt_test_cmd_indirect_huge_sum),
