@@ -597,23 +597,111 @@ static bool srpt_cdb_len_ok(const struct srp_cmd *cmd, u32 byte_len)
 
 /* Command state and credits --------------------------------------------- */
 
+static const char *const srpt_cmd_state_names[] = {
+	[SRPT_STATE_NEW]		= "NEW",
+	[SRPT_STATE_NEED_DATA]		= "NEED_DATA",
+	[SRPT_STATE_DATA_IN]		= "DATA_IN",
+	[SRPT_STATE_CMD_RSP_SENT]	= "CMD_RSP_SENT",
+	[SRPT_STATE_MGMT]		= "MGMT",
+	[SRPT_STATE_MGMT_RSP_SENT]	= "MGMT_RSP_SENT",
+	[SRPT_STATE_DONE]		= "DONE",
+};
+
+/*
+ * The states each command state may move to: the diagram at the top of
+ * this file. A write whose data-out transfer fails is answered from
+ * NEED_DATA. Nothing leaves DONE; a context taken off the free list starts
+ * again at NEW through srpt_cmd_state_reuse() only.
+ */
+static const u8 srpt_cmd_state_next[] = {
+	[SRPT_STATE_NEW]		= BIT(SRPT_STATE_NEED_DATA) |
+					  BIT(SRPT_STATE_DATA_IN) |
+					  BIT(SRPT_STATE_CMD_RSP_SENT) |
+					  BIT(SRPT_STATE_MGMT) |
+					  BIT(SRPT_STATE_DONE),
+	[SRPT_STATE_NEED_DATA]		= BIT(SRPT_STATE_DATA_IN) |
+					  BIT(SRPT_STATE_CMD_RSP_SENT) |
+					  BIT(SRPT_STATE_DONE),
+	[SRPT_STATE_DATA_IN]		= BIT(SRPT_STATE_CMD_RSP_SENT) |
+					  BIT(SRPT_STATE_DONE),
+	[SRPT_STATE_CMD_RSP_SENT]	= BIT(SRPT_STATE_DONE),
+	[SRPT_STATE_MGMT]		= BIT(SRPT_STATE_MGMT_RSP_SENT) |
+					  BIT(SRPT_STATE_DONE),
+	[SRPT_STATE_MGMT_RSP_SENT]	= BIT(SRPT_STATE_DONE),
+	[SRPT_STATE_DONE]		= 0,
+};
+
+/* Masks of states for srpt_cmd_state_change(). */
+#define SRPT_STATES_ANY		(BIT(SRPT_STATE_DONE + 1) - 1)
+#define SRPT_STATES_NOT_DONE	(SRPT_STATES_ANY & ~BIT(SRPT_STATE_DONE))
+
 /**
- * srpt_set_cmd_state() - set the state of a SCSI command
+ * srpt_cmd_state_name() - name of a command state, for the log
+ * @state: the state
+ *
+ * Return: the name, or "?" for a value outside the enum.
+ */
+static const char *srpt_cmd_state_name(enum srpt_command_state state)
+{
+	if ((unsigned int)state >= ARRAY_SIZE(srpt_cmd_state_names))
+		return "?";
+	return srpt_cmd_state_names[state];
+}
+
+/**
+ * srpt_cmd_state_change() - the one place a command state changes
+ * @ioctx: send I/O context
+ * @from: mask of the states the caller expects to move from
+ * @new: new state
+ * @reuse: the context was just taken off the free list (DONE to NEW)
+ * @prev: result: the state before the call
+ *
+ * Atomic with respect to every other caller. A state outside @from is the
+ * caller's expected race (an abort got there first) and leaves the state
+ * alone silently. A move that srpt_cmd_state_next[] does not allow, such as
+ * anything out of DONE, is refused and logged (rate-limited): it is a bug,
+ * but one that must not send a response twice or revive an aborted command.
+ *
+ * Return: true if the state is now @new and was not before.
+ */
+static bool srpt_cmd_state_change(struct srpt_send_ioctx *ioctx, u32 from,
+				  enum srpt_command_state new, bool reuse,
+				  enum srpt_command_state *prev)
+{
+	enum srpt_command_state old = READ_ONCE(ioctx->state);
+
+	do {
+		*prev = old;
+		if (!(from & BIT(old)))
+			return false;
+		if (!reuse && !(srpt_cmd_state_next[old] & BIT(new))) {
+			pr_err_ratelimited("%s: tag %#llx: command state %s -> %s refused\n",
+					   ioctx->ch->sess_name, ioctx->tag,
+					   srpt_cmd_state_name(old),
+					   srpt_cmd_state_name(new));
+			return false;
+		}
+	} while (!try_cmpxchg(&ioctx->state, &old, new));
+	return true;
+}
+
+/**
+ * srpt_set_cmd_state() - move a command to a new state
  * @ioctx: send I/O context
  * @new: new I/O context state
  *
- * Does not modify the state of an aborted command: DONE is final.
+ * The move must be one of srpt_cmd_state_next[]; any other one, leaving
+ * DONE included, is refused (see srpt_cmd_state_change()).
  *
  * Return: the previous command state.
  */
 static enum srpt_command_state
 srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_command_state new)
 {
-	enum srpt_command_state previous = READ_ONCE(ioctx->state);
+	enum srpt_command_state prev;
 
-	if (previous != SRPT_STATE_DONE)
-		WRITE_ONCE(ioctx->state, new);
-	return previous;
+	srpt_cmd_state_change(ioctx, SRPT_STATES_ANY, new, false, &prev);
+	return prev;
 }
 
 /**
@@ -622,13 +710,52 @@ srpt_set_cmd_state(struct srpt_send_ioctx *ioctx, enum srpt_command_state new)
  * @old: current I/O context state
  * @new: new I/O context state
  *
- * Return: true if and only if the previous command state was @old.
+ * Return: true if and only if the previous command state was @old and the
+ * state is now @new.
  */
 static bool srpt_test_and_set_cmd_state(struct srpt_send_ioctx *ioctx,
 					enum srpt_command_state old,
 					enum srpt_command_state new)
 {
-	return try_cmpxchg(&ioctx->state, &old, new);
+	enum srpt_command_state prev;
+
+	return srpt_cmd_state_change(ioctx, BIT(old), new, false, &prev);
+}
+
+/**
+ * srpt_cmd_state_done() - end a command, whatever state it is in
+ * @ioctx: send I/O context
+ *
+ * A command that already is DONE stays so without a message.
+ *
+ * Return: the previous command state.
+ */
+static enum srpt_command_state srpt_cmd_state_done(struct srpt_send_ioctx *ioctx)
+{
+	enum srpt_command_state prev;
+
+	srpt_cmd_state_change(ioctx, SRPT_STATES_NOT_DONE, SRPT_STATE_DONE,
+			      false, &prev);
+	return prev;
+}
+
+/**
+ * srpt_cmd_state_reuse() - start a new command in a free send context
+ * @ioctx: send I/O context just taken off its channel's free list, so DONE
+ *
+ * The only move out of DONE: the context's earlier command is over. Every
+ * context on a free list is DONE (srpt_alloc_ch_rings(),
+ * srpt_put_send_ioctx()).
+ */
+static void srpt_cmd_state_reuse(struct srpt_send_ioctx *ioctx)
+{
+	enum srpt_command_state prev;
+
+	if (!srpt_cmd_state_change(ioctx, BIT(SRPT_STATE_DONE), SRPT_STATE_NEW,
+				   true, &prev))
+		pr_err_ratelimited("%s: free send context %u in state %s\n",
+				   ioctx->ch->sess_name, ioctx->ioctx.index,
+				   srpt_cmd_state_name(prev));
 }
 
 /**
@@ -1015,7 +1142,7 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 	if (!ioctx)
 		return NULL;
 
-	ioctx->state = SRPT_STATE_NEW;
+	srpt_cmd_state_reuse(ioctx);
 	ioctx->recv_ioctx = NULL;
 	ioctx->rw_ctxs = NULL;
 	ioctx->n_rw_ctx = 0;
@@ -1056,6 +1183,7 @@ static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 	struct srpt_rdma_ch *ch = ioctx->ch;
 	unsigned long flags;
 
+	srpt_cmd_state_done(ioctx);
 	spin_lock_irqsave(&ch->lock, flags);
 	list_add(&ioctx->free_list, &ch->free_list);
 	ch->n_free++;
@@ -1870,6 +1998,9 @@ static void srpt_free_ch(struct kref *kref)
  */
 static void srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 {
+	/* A channel without a connection: the KUnit tests' fake channels. */
+	if (!ch->rdma_cm_id && !ch->ib_cm_id)
+		return;
 	if (ch->using_rdma_cm) {
 		rdma_disconnect(ch->rdma_cm_id);
 		return;
@@ -1941,6 +2072,28 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 static void srpt_fail_rw_waiters(struct srpt_rdma_ch *ch);
+
+/**
+ * srpt_ch_quiet() - whether nobody processes IUs or the RTU of a channel
+ * @ch: SRPT RDMA channel, DISCONNECTED
+ *
+ * Once the channel is DISCONNECTED, srpt_process_ius() and
+ * srpt_cm_rtu_recv() start nothing new, and the last of them to finish
+ * wakes srpt_ch_released_wq. Side-effect free, for a wait_event()
+ * condition.
+ *
+ * Return: true when neither is running.
+ */
+static bool srpt_ch_quiet(struct srpt_rdma_ch *ch)
+{
+	unsigned long flags;
+	bool quiet;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	quiet = !ch->processing_wait_list && !ch->rtu_busy;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	return quiet;
+}
 
 /**
  * srpt_drop_waiting_ius() - give back IUs that were never processed
@@ -2066,8 +2219,9 @@ static void srpt_ch_forget_acl(struct srpt_rdma_ch *ch)
  * srpt_release_channel_work() - free a disconnected channel
  * @w: the channel's release work
  *
- * Stops the LIO session and waits until every command of the channel has
- * finished, then frees the queues, the rings and the connection. The
+ * Waits until no IU and no RTU is being processed (they use the session
+ * and the QP), stops the LIO session and waits until every command of the
+ * channel has finished, then frees the queues, the rings and the connection. The
  * channel leaves its nexus and drops its port counts only at the very end:
  * a port (and its device, SRQ and PD) stays until every channel that uses
  * it is gone, and a TPG until every channel with a session in it is gone.
@@ -2080,6 +2234,7 @@ static void srpt_release_channel_work(struct work_struct *w)
 	struct srpt_tpg *stpg = ch->stpg;
 	bool use_srq = ch->use_srq;
 
+	wait_event(srpt_ch_released_wq, srpt_ch_quiet(ch));
 	srpt_drop_waiting_ius(ch);
 	srpt_fail_rw_waiters(ch);
 	srpt_ch_forget_acl(ch);
@@ -2204,6 +2359,7 @@ static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
 		return -ENOMEM;
 	for (i = 0; i < ch->rq_size; i++) {
 		ch->ioctx_ring[i]->ch = ch;
+		srpt_cmd_state_done(ch->ioctx_ring[i]);
 		list_add_tail(&ch->ioctx_ring[i]->free_list, &ch->free_list);
 	}
 	ch->n_free = ch->rq_size;
@@ -2408,6 +2564,83 @@ static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16])
 		mutex_unlock(&ids[i]->mutex);
 	}
 	return ch->sess ? 0 : -EACCES;
+}
+
+/**
+ * srpt_login_has_acl() - whether a login would find an ACL
+ * @sport: port the login arrived on
+ * @src_addr: the connection's initiator name (GUID form or IP address)
+ * @i_port_id: initiator port ID from the login request
+ *
+ * The same search as srpt_setup_session(), without creating a session, so
+ * that a login nobody allowed is refused before its channel's rings (about
+ * 1 MiB) are allocated. An ACL removed in between makes
+ * srpt_setup_session() fail later, which is handled there.
+ *
+ * Return: true when some enabled TPG of the port has an ACL for it.
+ */
+static bool srpt_login_has_acl(struct srpt_port *sport, const char *src_addr,
+			       const u8 i_port_id[16])
+{
+	struct srpt_port_id *ids[] = { sport->guid_id, sport->gid_id };
+	char hex[2 + 32 + 1];
+	struct srpt_tpg *stpg;
+	bool found = false;
+	int i;
+
+	snprintf(hex, sizeof(hex), "0x%16phN", i_port_id);
+	for (i = 0; i < ARRAY_SIZE(ids) && !found; i++) {
+		if (!ids[i])
+			continue;
+		mutex_lock(&ids[i]->mutex);
+		list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
+			if (!stpg->enabled)
+				continue;
+			found = target_tpg_has_node_acl(&stpg->tpg, src_addr) ||
+				(ids[i]->gid_form &&
+				 (target_tpg_has_node_acl(&stpg->tpg, hex) ||
+				  target_tpg_has_node_acl(&stpg->tpg, hex + 2)));
+			if (found)
+				break;
+		}
+		mutex_unlock(&ids[i]->mutex);
+	}
+	return found;
+}
+
+/**
+ * srpt_nexus_full() - whether a login would exceed the channels of a nexus
+ * @sport: port the login arrived on
+ * @req: the login request
+ *
+ * An I_T nexus has at most SRPT_MAX_CH_PER_NEXUS channels that are not
+ * closing; a SINGLE login closes the others and always fits. Logins are
+ * serialised by srpt_dev_mutex, so the count cannot grow between this
+ * check and srpt_join_nexus().
+ *
+ * Return: true when the login must be refused.
+ */
+static bool srpt_nexus_full(struct srpt_port *sport,
+			    const struct srp_login_req *req)
+{
+	struct srpt_nexus *nexus;
+	struct srpt_rdma_ch *ch;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	if ((req->req_flags & 3) == SRP_MULTICHAN_SINGLE)
+		return false;
+	mutex_lock(&sport->mutex);
+	list_for_each_entry(nexus, &sport->nexus_list, entry) {
+		if (memcmp(nexus->i_port_id, req->initiator_port_id, 16) ||
+		    memcmp(nexus->t_port_id, req->target_port_id, 16))
+			continue;
+		list_for_each_entry(ch, &nexus->ch_list, list)
+			n += READ_ONCE(ch->state) < CH_DISCONNECTING;
+		break;
+	}
+	mutex_unlock(&sport->mutex);
+	return n >= SRPT_MAX_CH_PER_NEXUS;
 }
 
 /**
@@ -2653,8 +2886,9 @@ static u32 srpt_cm_req_check(struct srpt_device *sdev, u32 port_num,
  * @resp_res: RDMA READs we may have to answer
  * @init_depth: RDMA READs we may have outstanding
  *
- * Validate, allocate the channel, connect the QP, answer. Runs with
- * srpt_dev_mutex held so that the device cannot go away meanwhile.
+ * Validate (fields, ACL, channels of the nexus), allocate the channel,
+ * connect the QP, answer. Runs with srpt_dev_mutex held so that the device
+ * cannot go away meanwhile.
  *
  * Return: 0 when the login was accepted; a negative error code when it was
  * rejected (the caller's connection is then destroyed).
@@ -2682,6 +2916,21 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 	if (reason)
 		goto reject;
 	sport = srpt_login_port(sdev, port_num);
+	/* Refused logins cost no allocation. */
+	reason = SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
+	if (!srpt_login_has_acl(sport, src_addr, req->initiator_port_id)) {
+		snprintf(why, sizeof(why), "no ACL for it on port %s",
+			 sport->guid_name);
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		goto reject;
+	}
+	if (srpt_nexus_full(sport, req)) {
+		snprintf(why, sizeof(why),
+			 "the I_T nexus has %d channels already",
+			 SRPT_MAX_CH_PER_NEXUS);
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		goto reject;
+	}
 	reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 	ch = srpt_alloc_ch(sport, req, ib_cm_id, rdma_cm_id, src_addr);
 	if (IS_ERR(ch)) {
@@ -3074,90 +3323,11 @@ unwind:
 }
 
 /**
- * srpt_reuse_data_buf() - give a command the buffer its context kept
- * @ioctx: send context
- * @len: bytes the command transfers, not zero
- *
- * Allocating (and, with init_on_alloc, clearing) fresh pages for every
- * small command is a measurable part of the work per I/O, so each send
- * context keeps the buffer of its last small command (see
- * srpt_keep_data_buf()). The buffer is reshaped to @len: whole pages, a
- * shorter last one, the end mark after it. It only ever holds data of the
- * channel it belongs to.
- *
- * Return: true when @ioctx->data_sg now is the kept buffer.
- */
-static bool srpt_reuse_data_buf(struct srpt_send_ioctx *ioctx, u64 len)
-{
-	unsigned int n = DIV_ROUND_UP(len, PAGE_SIZE), i;
-	struct scatterlist *sg = ioctx->keep_sg;
-
-	if (!sg || n > ioctx->keep_nents)
-		return false;
-	for (i = 0; i < ioctx->keep_nents; i++) {
-		sg_unmark_end(&sg[i]);
-		sg[i].offset = 0;
-		sg[i].length = i < n ? min_t(u64, len, PAGE_SIZE) : PAGE_SIZE;
-		if (i < n)
-			len -= sg[i].length;
-	}
-	sg_mark_end(&sg[n - 1]);
-	ioctx->data_sg = sg;
-	ioctx->data_nents = n;
-	return true;
-}
-
-/**
- * srpt_free_kept_buf() - free the buffer a send context kept
- * @ioctx: send context, not in use
- *
- * The kept buffer may carry an end mark before its last page, so it is
- * walked by index rather than with target_free_sgl().
- */
-static void srpt_free_kept_buf(struct srpt_send_ioctx *ioctx)
-{
-	unsigned int i;
-
-	if (!ioctx->keep_sg)
-		return;
-	for (i = 0; i < ioctx->keep_nents; i++)
-		__free_page(sg_page(&ioctx->keep_sg[i]));
-	kfree(ioctx->keep_sg);
-	ioctx->keep_sg = NULL;
-	ioctx->keep_nents = 0;
-}
-
-/**
- * srpt_keep_data_buf() - keep or free the data buffer of a finished command
- * @ioctx: send context
- *
- * A buffer of at most SRPT_KEEP_PAGES pages stays with the context for the
- * next command, replacing a smaller one; anything else is freed. Since free
- * contexts are reused most-recently-first, the buffers kept match the
- * channel's recent queue depth, not its credits.
- */
-static void srpt_keep_data_buf(struct srpt_send_ioctx *ioctx)
-{
-	if (ioctx->data_sg == ioctx->keep_sg)
-		goto out;
-	if (ioctx->data_nents <= SRPT_KEEP_PAGES &&
-	    ioctx->data_nents > ioctx->keep_nents) {
-		srpt_free_kept_buf(ioctx);
-		ioctx->keep_sg = ioctx->data_sg;
-		ioctx->keep_nents = ioctx->data_nents;
-	} else {
-		target_free_sgl(ioctx->data_sg, ioctx->data_nents);
-	}
-out:
-	ioctx->data_sg = NULL;
-	ioctx->data_nents = 0;
-}
-
-/**
  * srpt_buf_budget() - data-buffer budget of a device
  * @ram: bytes of RAM of the machine
  *
- * The data buffers of the commands in flight on one HCA may take 1/16 of
+ * The data buffers of the commands in flight on one HCA, and the ones
+ * kept for the next command (srpt_keep_data_buf()), may take 1/16 of
  * RAM, at least SRPT_MIN_BUF_BUDGET (twice the largest command), so that
  * initiators, whatever their number of channels and credits, cannot pin
  * more. Commands beyond it get TASK SET FULL and are retried.
@@ -3200,6 +3370,95 @@ static void srpt_buf_uncharge(struct srpt_send_ioctx *ioctx)
 }
 
 /**
+ * srpt_reuse_data_buf() - give a command the buffer its context kept
+ * @ioctx: send context
+ * @len: bytes the command transfers, not zero
+ *
+ * Allocating (and, with init_on_alloc, clearing) fresh pages for every
+ * small command is a measurable part of the work per I/O, so each send
+ * context keeps the buffer of its last small command (see
+ * srpt_keep_data_buf()). The buffer is reshaped to @len: whole pages, a
+ * shorter last one, the end mark after it. It only ever holds data of the
+ * channel it belongs to.
+ *
+ * Return: true when @ioctx->data_sg now is the kept buffer.
+ */
+static bool srpt_reuse_data_buf(struct srpt_send_ioctx *ioctx, u64 len)
+{
+	unsigned int n = DIV_ROUND_UP(len, PAGE_SIZE), i;
+	struct scatterlist *sg = ioctx->keep_sg;
+
+	if (!sg || n > ioctx->keep_nents)
+		return false;
+	for (i = 0; i < ioctx->keep_nents; i++) {
+		sg_unmark_end(&sg[i]);
+		sg[i].offset = 0;
+		sg[i].length = i < n ? min_t(u64, len, PAGE_SIZE) : PAGE_SIZE;
+		if (i < n)
+			len -= sg[i].length;
+	}
+	sg_mark_end(&sg[n - 1]);
+	ioctx->data_sg = sg;
+	ioctx->data_nents = n;
+	return true;
+}
+
+/**
+ * srpt_free_kept_buf() - free the buffer a send context kept
+ * @ioctx: send context, not in use
+ *
+ * Gives its pages back to the device's data-buffer budget too.
+ *
+ * The kept buffer may carry an end mark before its last page, so it is
+ * walked by index rather than with target_free_sgl().
+ */
+static void srpt_free_kept_buf(struct srpt_send_ioctx *ioctx)
+{
+	unsigned int i;
+
+	if (!ioctx->keep_sg)
+		return;
+	atomic64_sub((u64)ioctx->keep_nents * PAGE_SIZE,
+		     &ioctx->ch->sport->sdev->buf_bytes);
+	for (i = 0; i < ioctx->keep_nents; i++)
+		__free_page(sg_page(&ioctx->keep_sg[i]));
+	kfree(ioctx->keep_sg);
+	ioctx->keep_sg = NULL;
+	ioctx->keep_nents = 0;
+}
+
+/**
+ * srpt_keep_data_buf() - keep or free the data buffer of a finished command
+ * @ioctx: send context
+ *
+ * A buffer of at most SRPT_KEEP_PAGES pages stays with the context for the
+ * next command, replacing a smaller one; anything else is freed. Since free
+ * contexts are reused most-recently-first, the buffers kept match the
+ * channel's recent queue depth, not its credits. Kept pages count against
+ * the device's data-buffer budget for as long as they are kept (the
+ * command's own charge is already given back); when the budget is full the
+ * buffer is freed instead.
+ */
+static void srpt_keep_data_buf(struct srpt_send_ioctx *ioctx)
+{
+	if (ioctx->data_sg == ioctx->keep_sg)
+		goto out;
+	if (ioctx->data_nents <= SRPT_KEEP_PAGES &&
+	    ioctx->data_nents > ioctx->keep_nents &&
+	    srpt_buf_charge(ioctx->ch->sport->sdev,
+			    (u64)ioctx->data_nents * PAGE_SIZE)) {
+		srpt_free_kept_buf(ioctx);
+		ioctx->keep_sg = ioctx->data_sg;
+		ioctx->keep_nents = ioctx->data_nents;
+	} else {
+		target_free_sgl(ioctx->data_sg, ioctx->data_nents);
+	}
+out:
+	ioctx->data_sg = NULL;
+	ioctx->data_nents = 0;
+}
+
+/**
  * srpt_get_data_pages() - get the pages of a command's data buffer
  * @ioctx: send context
  * @len: bytes LIO transfers, not zero
@@ -3212,17 +3471,24 @@ static void srpt_buf_uncharge(struct srpt_send_ioctx *ioctx)
  * one or two kept pages costs less than allocating fresh ones, so every
  * command of up to SRPT_KEEP_PAGES pages uses the kept buffer.
  *
- * Return: 0 or -ENOMEM.
+ * A new buffer is charged to the device's data-buffer budget; the kept one
+ * is charged for as long as it is kept (srpt_keep_data_buf()).
+ *
+ * Return: 0, -ENOBUFS when the budget is used up, or -ENOMEM.
  */
 static int srpt_get_data_pages(struct srpt_send_ioctx *ioctx, u32 len)
 {
 	bool zero = ioctx->dir == DMA_FROM_DEVICE;
+	u32 charge = PAGE_ALIGN(len);
 
 	if (srpt_reuse_data_buf(ioctx, len)) {
 		if (zero)
 			sg_zero_buffer(ioctx->data_sg, ioctx->data_nents, len, 0);
 		return 0;
 	}
+	if (!srpt_buf_charge(ioctx->ch->sport->sdev, charge))
+		return -ENOBUFS;
+	ioctx->buf_charge = charge;
 	return target_alloc_sgl(&ioctx->data_sg, &ioctx->data_nents, len,
 				zero, false);
 }
@@ -3316,9 +3582,6 @@ static sense_reason_t srpt_alloc_data_buf(struct srpt_send_ioctx *ioctx)
 	if (len > ioctx->data_len ||
 	    (ioctx->dir == DMA_FROM_DEVICE && !srpt_data_in_fits(ioctx, len)))
 		return TCM_INVALID_FIELD_IN_COMMAND_IU;
-	if (!srpt_buf_charge(ioctx->ch->sport->sdev, PAGE_ALIGN(alloc)))
-		return TCM_OUT_OF_RESOURCES;
-	ioctx->buf_charge = PAGE_ALIGN(alloc);
 	if (srpt_get_data_pages(ioctx, alloc))
 		return TCM_OUT_OF_RESOURCES;
 	/* Data-in transfers are prepared when LIO has the data. */
@@ -3922,20 +4185,61 @@ static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 }
 
 /**
- * srpt_process_wait_list() - process the IUs that had to wait
+ * srpt_take_waiting_iu() - take the first IU off the wait list
+ * @ch: RDMA channel, with @ch->recv_lock held
+ *
+ * Return: the IU or NULL.
+ */
+static struct srpt_recv_ioctx *srpt_take_waiting_iu(struct srpt_rdma_ch *ch)
+{
+	struct srpt_recv_ioctx *recv_ioctx;
+
+	lockdep_assert_held(&ch->recv_lock);
+	recv_ioctx = list_first_entry_or_null(&ch->cmd_wait_list,
+					      struct srpt_recv_ioctx,
+					      wait_list);
+	if (recv_ioctx)
+		list_del_init(&recv_ioctx->wait_list);
+	return recv_ioctx;
+}
+
+/**
+ * srpt_process_ius() - process a new IU and the IUs that had to wait
  * @ch: RDMA channel
+ * @recv_ioctx: a newly received IU, or NULL
  *
  * IUs wait when they arrive before the channel is live, or when no send
  * context was free. They are processed in arrival order by one caller at a
- * time. A caller that finds the list busy asks the running one to look
- * again, so that a send context freed meanwhile is not missed.
+ * time, which holds @ch->processing_wait_list meanwhile; a new IU that finds
+ * nothing waiting is processed at once, by the same rule. A caller that
+ * finds the list busy asks the running one to look again, so that a send
+ * context freed meanwhile is not missed.
+ *
+ * An IU goes back on the wait list only while the channel is live: once
+ * it is closing, srpt_release_channel_work() empties the list for the last
+ * time (after waiting for srpt_ch_quiet()), and an IU added later would
+ * never be given back, losing an SRQ buffer for good. Such an IU is given
+ * back here instead.
  */
-static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
+static void srpt_process_ius(struct srpt_rdma_ch *ch,
+			     struct srpt_recv_ioctx *recv_ioctx)
 {
-	struct srpt_recv_ioctx *recv_ioctx;
+	enum srpt_ch_state state;
 	unsigned long flags;
+	bool handled;
 
 	spin_lock_irqsave(&ch->recv_lock, flags);
+	if (recv_ioctx && ch->state > CH_LIVE) {
+		spin_unlock_irqrestore(&ch->recv_lock, flags);
+		srpt_recycle_recv(ch, recv_ioctx, false);
+		return;
+	}
+	if (recv_ioctx && (ch->state == CH_CONNECTING ||
+			   ch->processing_wait_list ||
+			   !list_empty(&ch->cmd_wait_list))) {
+		list_add_tail(&recv_ioctx->wait_list, &ch->cmd_wait_list);
+		recv_ioctx = NULL;
+	}
 	if (ch->processing_wait_list) {
 		ch->wait_list_kick = true;
 		spin_unlock_irqrestore(&ch->recv_lock, flags);
@@ -3944,22 +4248,49 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 	ch->processing_wait_list = true;
 	do {
 		ch->wait_list_kick = false;
-		while (ch->state == CH_LIVE &&
-		       (recv_ioctx = list_first_entry_or_null(&ch->cmd_wait_list,
-					struct srpt_recv_ioctx, wait_list))) {
-			list_del_init(&recv_ioctx->wait_list);
+		while (ch->state == CH_LIVE) {
+			if (!recv_ioctx)
+				recv_ioctx = srpt_take_waiting_iu(ch);
+			if (!recv_ioctx)
+				break;
 			spin_unlock_irqrestore(&ch->recv_lock, flags);
-			if (!srpt_handle_new_iu(ch, recv_ioctx)) {
-				spin_lock_irqsave(&ch->recv_lock, flags);
+			handled = srpt_handle_new_iu(ch, recv_ioctx);
+			spin_lock_irqsave(&ch->recv_lock, flags);
+			if (handled) {
+				recv_ioctx = NULL;
+				continue;
+			}
+			if (ch->state == CH_LIVE) {
 				list_add(&recv_ioctx->wait_list,
 					 &ch->cmd_wait_list);
+				recv_ioctx = NULL;
 				break;
 			}
+			spin_unlock_irqrestore(&ch->recv_lock, flags);
+			srpt_recycle_recv(ch, recv_ioctx, false);
 			spin_lock_irqsave(&ch->recv_lock, flags);
+			recv_ioctx = NULL;
 		}
 	} while (ch->wait_list_kick);
 	ch->processing_wait_list = false;
+	state = ch->state;
 	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	/* Only a first IU can be left: the channel went away under it. */
+	if (recv_ioctx)
+		srpt_recycle_recv(ch, recv_ioctx, false);
+	if (state == CH_DISCONNECTED)
+		wake_up_all(&srpt_ch_released_wq);
+}
+
+/**
+ * srpt_process_wait_list() - process the IUs that had to wait
+ * @ch: RDMA channel
+ *
+ * See srpt_process_ius().
+ */
+static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
+{
+	srpt_process_ius(ch, NULL);
 }
 
 /**
@@ -3989,9 +4320,6 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
 	struct srpt_recv_ioctx *recv_ioctx =
 		container_of(wc->wr_cqe, struct srpt_recv_ioctx, ioctx.cqe);
-	unsigned long flags;
-	bool wait;
-
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		srpt_wc_error(ch, wc, "receive");
 		if (ch->use_srq)
@@ -4011,27 +4339,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_credit_violation(ch, recv_ioctx);
 		return;
 	}
-
-	spin_lock_irqsave(&ch->recv_lock, flags);
-	if (ch->state > CH_LIVE) {
-		spin_unlock_irqrestore(&ch->recv_lock, flags);
-		srpt_recycle_recv(ch, recv_ioctx, false);
-		return;
-	}
-	wait = ch->state == CH_CONNECTING || ch->processing_wait_list ||
-		!list_empty(&ch->cmd_wait_list);
-	if (wait)
-		list_add_tail(&recv_ioctx->wait_list, &ch->cmd_wait_list);
-	spin_unlock_irqrestore(&ch->recv_lock, flags);
-
-	if (wait) {
-		srpt_process_wait_list(ch);
-	} else if (!srpt_handle_new_iu(ch, recv_ioctx)) {
-		spin_lock_irqsave(&ch->recv_lock, flags);
-		list_add_tail(&recv_ioctx->wait_list, &ch->cmd_wait_list);
-		spin_unlock_irqrestore(&ch->recv_lock, flags);
-		srpt_process_wait_list(ch);
-	}
+	srpt_process_ius(ch, recv_ioctx);
 }
 
 /**
@@ -4039,11 +4347,25 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
  * @ch: SRPT RDMA channel
  *
  * Moves an IB/CM queue pair to RTS, makes the channel live and processes
- * the IUs that arrived in the meantime.
+ * the IUs that arrived in the meantime. Only a channel that is still
+ * connecting is touched; @ch->rtu_busy keeps srpt_release_channel_work()
+ * from destroying the QP or the session under this function (the release
+ * of a channel closed meanwhile waits for srpt_ch_quiet()).
  */
 static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 {
+	enum srpt_ch_state state;
+	unsigned long flags;
+	bool connecting;
 	int ret;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	connecting = ch->state == CH_CONNECTING && !ch->rtu_busy;
+	if (connecting)
+		ch->rtu_busy = true;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	if (!connecting)
+		return;
 
 	if (!ch->using_rdma_cm) {
 		ret = srpt_ch_qp_rts(ch, ch->qp);
@@ -4051,23 +4373,37 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 			pr_err("%s: moving the QP to RTS failed (%d)\n",
 			       ch->sess_name, ret);
 			srpt_close_ch(ch);
-			return;
+			goto out;
 		}
 	}
 	if (srpt_ch_advance(ch, CH_LIVE)) {
 		pr_debug("%s: channel live\n", ch->sess_name);
 		srpt_process_wait_list(ch);
 	}
+out:
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	ch->rtu_busy = false;
+	state = ch->state;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	if (state == CH_DISCONNECTED)
+		wake_up_all(&srpt_ch_released_wq);
 }
 
 /* Data path: transfers and responses ------------------------------------ */
+
+static int srpt_post_live(struct srpt_rdma_ch *ch,
+			  const struct ib_send_wr *first);
 
 /**
  * srpt_post_rdma_read() - post the RDMA READs of a write command
  * @ioctx: send context whose send-queue slots are reserved
  *
- * Return: 0 or the error of ib_post_send(); on error the slots are given
- * back.
+ * Posted only while the channel is live (srpt_post_live()): a work request
+ * posted after the zero-length write of a closing channel could complete
+ * after the channel was released.
+ *
+ * Return: 0, -ENOTCONN or the error of ib_post_send(); on error the slots
+ * are given back.
  */
 static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx)
 {
@@ -4080,10 +4416,11 @@ static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx)
 		first = rdma_rw_ctx_wrs(&ioctx->rw_ctxs[i].rw, ch->qp,
 					ch->sport->port,
 					first ? NULL : &ioctx->rdma_cqe, first);
-	ret = ib_post_send(ch->qp, first, NULL);
+	ret = srpt_post_live(ch, first);
 	if (ret) {
-		pr_err("%s: posting RDMA READs failed (%d)\n", ch->sess_name,
-		       ret);
+		if (ret != -ENOTCONN)
+			pr_err_ratelimited("%s: posting RDMA READs failed (%d)\n",
+					   ch->sess_name, ret);
 		srpt_sq_release(ch, ioctx->n_rdma);
 	}
 	return ret;
@@ -4111,8 +4448,9 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (!srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
 					 SRPT_STATE_DATA_IN)) {
-		pr_err("%s: tag %#llx: RDMA READ done in state %d\n",
-		       ch->sess_name, ioctx->tag, ioctx->state);
+		pr_err_ratelimited("%s: tag %#llx: RDMA READ done in state %s\n",
+				   ch->sess_name, ioctx->tag,
+				   srpt_cmd_state_name(READ_ONCE(ioctx->state)));
 		return;
 	}
 	atomic64_add(ioctx->cmd.data_length, &ch->stats.write_bytes);
@@ -4237,7 +4575,7 @@ static void srpt_send_finished(struct srpt_send_ioctx *ioctx)
 		srpt_put_send_ioctx(ioctx);
 		return;
 	}
-	srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+	srpt_cmd_state_done(ioctx);
 	transport_generic_free_cmd(&ioctx->cmd, 0);
 }
 
@@ -4272,7 +4610,10 @@ static int srpt_post_live(struct srpt_rdma_ch *ch,
  * The RDMA WRITEs of the data-in buffer (when sq_wr_held > 1) are chained
  * in front of the SEND of the response, so one post carries them all and
  * one completion retires them. A response that cannot be posted gives its
- * slots back and finishes the command.
+ * slots back and finishes the command. Unless the channel is closing
+ * anyway (-ENOTCONN), the failure closes it: the credits the response
+ * carried never reach the initiator, and a queue pair that refuses posts
+ * cannot serve the channel any more.
  */
 static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 {
@@ -4302,9 +4643,11 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 						ch->sport->port, NULL, first);
 	ret = srpt_post_live(ch, first);
 	if (ret) {
-		if (ret != -ENOTCONN)
-			pr_err_ratelimited("%s: posting the response failed (%d)\n",
+		if (ret != -ENOTCONN) {
+			pr_err_ratelimited("%s: posting the response failed (%d); closing the channel\n",
 					   ch->sess_name, ret);
+			srpt_close_ch(ch);
+		}
 		srpt_sq_release(ch, ioctx->sq_wr_held);
 		srpt_abort_cmd(ioctx);
 	}
@@ -4421,14 +4764,11 @@ static void srpt_queue_response(struct se_cmd *cmd)
 	enum srpt_command_state prev;
 	u32 n = 1;
 
-	prev = srpt_set_cmd_state(ioctx, tmr ? SRPT_STATE_MGMT_RSP_SENT :
-				  SRPT_STATE_CMD_RSP_SENT);
-	if (prev == SRPT_STATE_DONE || prev == SRPT_STATE_CMD_RSP_SENT ||
-	    prev == SRPT_STATE_MGMT_RSP_SENT) {
-		pr_err("%s: tag %#llx: response queued in state %d\n",
-		       ch->sess_name, ioctx->tag, prev);
+	/* A second response, or one for an aborted command, is refused. */
+	if (!srpt_cmd_state_change(ioctx, SRPT_STATES_ANY,
+				   tmr ? SRPT_STATE_MGMT_RSP_SENT :
+				   SRPT_STATE_CMD_RSP_SENT, false, &prev))
 		return;
-	}
 	srpt_release_recv_held(ioctx);
 
 	if (tmr) {
@@ -4448,7 +4788,7 @@ static void srpt_queue_response(struct se_cmd *cmd)
 	ioctx->sq_wr_held = n;
 
 	if (READ_ONCE(ch->state) > CH_LIVE) {
-		srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+		srpt_cmd_state_done(ioctx);
 		transport_generic_free_cmd(cmd, 0);
 		return;
 	}
@@ -4788,7 +5128,8 @@ static int srpt_write_pending(struct se_cmd *cmd)
 	if (!ioctx->n_rw_ctx) {
 		/* Immediate data, or nothing to transfer. */
 		atomic64_add(cmd->data_length, &ch->stats.write_bytes);
-		srpt_set_cmd_state(ioctx, SRPT_STATE_DATA_IN);
+		srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEW,
+					    SRPT_STATE_DATA_IN);
 		target_execute_cmd(cmd);
 		return 0;
 	}
@@ -4862,7 +5203,7 @@ static void srpt_aborted_task(struct se_cmd *cmd)
 		container_of(cmd, struct srpt_send_ioctx, cmd);
 
 	atomic64_inc(&ioctx->ch->stats.aborts);
-	srpt_set_cmd_state(ioctx, SRPT_STATE_DONE);
+	srpt_cmd_state_done(ioctx);
 	srpt_release_recv_held(ioctx);
 }
 

@@ -166,6 +166,7 @@ enum {
 	SRPT_MIN_SRQ_SIZE		= 4,
 	SRPT_MAX_SRQ_SIZE		= 65535,
 	SRPT_MAX_RQ_SIZE		= 128,	/* credits per channel */
+	SRPT_MAX_CH_PER_NEXUS		= 64,	/* channels per I_T nexus */
 	SRPT_MIN_RSP_SIZE		= 40,
 	SRPT_DEF_RSP_SIZE		= 256,
 	SRPT_MAX_RSP_SIZE		= 1024,
@@ -405,7 +406,9 @@ struct srpt_ch_stats {
  * @ioctx_ring: send contexts
  * @ioctx_recv_ring: receive contexts (without SRQ)
  * @state: see enum srpt_ch_state
- * @processing_wait_list: true while @cmd_wait_list is being processed
+ * @processing_wait_list: true while @cmd_wait_list is being processed (or
+ *	an IU is, see srpt_process_ius())
+ * @rtu_busy: true while srpt_cm_rtu_recv() makes the channel live
  * @wait_list_kick: set when @cmd_wait_list should be looked at again
  *	because a send context was freed while it was being processed
  * @rsp_buf_cache: slab of response buffers
@@ -455,6 +458,7 @@ struct srpt_rdma_ch {
 	struct srpt_recv_ioctx **ioctx_recv_ring;
 	enum srpt_ch_state state;
 	bool processing_wait_list;
+	bool rtu_busy;
 	bool wait_list_kick;
 	struct kmem_cache *rsp_buf_cache;
 	struct kmem_cache *req_buf_cache;

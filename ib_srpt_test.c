@@ -67,6 +67,7 @@ static int srpt_test_init(struct kunit *test)
 	ctx->sport->port_attrib.srp_sq_size = SRPT_TEST_SQ_SIZE;
 	ctx->sport->port_attrib.srp_max_rdma_size = SRPT_TEST_RDMA_SIZE;
 	ctx->sport->port_attrib.srp_max_rsp_size = SRPT_DEF_RSP_SIZE;
+	ctx->sdev->buf_budget = SRPT_MIN_BUF_BUDGET;
 
 	ctx->saved_guid = srpt_service_guid;
 	ctx->saved_req_size = srp_max_req_size;
@@ -2109,14 +2110,15 @@ static void srpt_test_buf_budget(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(sdev, 1));
 }
 
+static struct srpt_send_ioctx *test_ioctx(struct kunit *test,
+					  enum srpt_command_state state);
+
 static void srpt_test_data_pages_zeroed(struct kunit *test)
 {
-	struct srpt_send_ioctx *ioctx;
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_NEW);
 	unsigned int i;
 	u8 *p;
 
-	ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ioctx);
 	/* A kept two-page buffer full of an earlier READ's data. */
 	KUNIT_ASSERT_EQ(test, target_alloc_sgl(&ioctx->data_sg,
 					       &ioctx->data_nents,
@@ -2169,6 +2171,7 @@ static void srpt_test_send_ioctx_reset(struct kunit *test)
 	memset(ioctx->sense_data, 0x5a, sizeof(ioctx->sense_data));
 	ioctx->buf_charge = 4096;
 	ioctx->data_len = 8192;
+	ioctx->state = SRPT_STATE_DONE;
 	list_add(&ioctx->free_list, &ch->free_list);
 	ch->n_free = 1;
 
@@ -2178,19 +2181,18 @@ static void srpt_test_send_ioctx_reset(struct kunit *test)
 					    sizeof(got->sense_data)));
 	KUNIT_EXPECT_EQ(test, got->buf_charge, 0);
 	KUNIT_EXPECT_EQ(test, got->data_len, 0);
+	KUNIT_EXPECT_EQ(test, got->state, SRPT_STATE_NEW);
 	KUNIT_EXPECT_EQ(test, ch->n_free, 0);
 	KUNIT_EXPECT_NULL(test, srpt_get_send_ioctx(ch));
 }
 
 static void srpt_test_keep_data_buf(struct kunit *test)
 {
-	struct srpt_send_ioctx *ioctx;
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_NEW);
 	struct scatterlist *two;
 	struct page *p0, *p1;
 	u32 big;
 
-	ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, ioctx);
 	/* Nothing kept yet. */
 	KUNIT_EXPECT_FALSE(test, srpt_reuse_data_buf(ioctx, 512));
 
@@ -2242,6 +2244,57 @@ static void srpt_test_keep_data_buf(struct kunit *test)
 	srpt_free_kept_buf(ioctx);
 	KUNIT_EXPECT_NULL(test, ioctx->keep_sg);
 	KUNIT_EXPECT_EQ(test, ioctx->keep_nents, 0);
+}
+
+static void srpt_test_kept_buf_in_budget(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_NEW);
+	struct srpt_device *sdev = ioctx->ch->sport->sdev;
+
+	sdev->buf_budget = 8 * PAGE_SIZE;
+	/* A command's fresh two-page buffer is charged... */
+	ioctx->dir = DMA_TO_DEVICE;
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, 2 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			2LL * PAGE_SIZE);
+	/* ...and stays charged while it is kept after the command. */
+	srpt_buf_uncharge(ioctx);
+	srpt_keep_data_buf(ioctx);
+	KUNIT_ASSERT_NOT_NULL(test, ioctx->keep_sg);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			2LL * PAGE_SIZE);
+	/* A command that reuses it takes nothing more. */
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, PAGE_SIZE), 0);
+	KUNIT_EXPECT_PTR_EQ(test, ioctx->data_sg, ioctx->keep_sg);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			2LL * PAGE_SIZE);
+	srpt_buf_uncharge(ioctx);
+	srpt_keep_data_buf(ioctx);
+	/* Three fresh pages: charged while in use, freed afterwards. */
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, 3 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			5LL * PAGE_SIZE);
+	srpt_buf_uncharge(ioctx);
+	srpt_keep_data_buf(ioctx);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			2LL * PAGE_SIZE);
+	/* Freeing the kept buffer gives its pages back. */
+	srpt_free_kept_buf(ioctx);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes), 0LL);
+
+	/* With the budget used up, a finished command's buffer is not kept. */
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, 2 * PAGE_SIZE), 0);
+	srpt_buf_uncharge(ioctx);
+	atomic64_set(&sdev->buf_bytes, 7 * PAGE_SIZE);
+	srpt_keep_data_buf(ioctx);
+	KUNIT_EXPECT_NULL(test, ioctx->keep_sg);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			7LL * PAGE_SIZE);
+	/* Nor does a fresh buffer fit: -ENOBUFS, nothing taken. */
+	KUNIT_EXPECT_NE(test, srpt_get_data_pages(ioctx, 2 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			7LL * PAGE_SIZE);
+	atomic64_set(&sdev->buf_bytes, 0);
 }
 
 static void srpt_test_cmd_indirect_wrong_direction_count(struct kunit *test)
@@ -2574,6 +2627,100 @@ static void srpt_test_state_test_and_set_from_done(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
 }
 
+/* Every move a command may make: the diagram at the top of ib_srpt.c. */
+static bool expected_move(enum srpt_command_state from,
+			  enum srpt_command_state to)
+{
+	switch (from) {
+	case SRPT_STATE_NEW:
+		return to == SRPT_STATE_NEED_DATA || to == SRPT_STATE_DATA_IN ||
+			to == SRPT_STATE_CMD_RSP_SENT ||
+			to == SRPT_STATE_MGMT || to == SRPT_STATE_DONE;
+	case SRPT_STATE_NEED_DATA:
+		return to == SRPT_STATE_DATA_IN ||
+			to == SRPT_STATE_CMD_RSP_SENT || to == SRPT_STATE_DONE;
+	case SRPT_STATE_DATA_IN:
+		return to == SRPT_STATE_CMD_RSP_SENT || to == SRPT_STATE_DONE;
+	case SRPT_STATE_MGMT:
+		return to == SRPT_STATE_MGMT_RSP_SENT || to == SRPT_STATE_DONE;
+	case SRPT_STATE_CMD_RSP_SENT:
+	case SRPT_STATE_MGMT_RSP_SENT:
+		return to == SRPT_STATE_DONE;
+	default:
+		return false;
+	}
+}
+
+static void srpt_test_state_only_allowed_moves(struct kunit *test)
+{
+	enum srpt_command_state from, to;
+	bool moved;
+
+	for (from = SRPT_STATE_NEW; from <= SRPT_STATE_DONE; from++) {
+		for (to = SRPT_STATE_NEW; to <= SRPT_STATE_DONE; to++) {
+			struct srpt_send_ioctx *ioctx = test_ioctx(test, from);
+			bool ok = expected_move(from, to);
+
+			KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx, to),
+					from);
+			KUNIT_EXPECT_EQ_MSG(test, ioctx->state, ok ? to : from,
+					    "%d -> %d", from, to);
+			ioctx = test_ioctx(test, from);
+			moved = srpt_test_and_set_cmd_state(ioctx, from, to);
+			KUNIT_EXPECT_EQ_MSG(test, moved, ok, "%d -> %d", from,
+					    to);
+			KUNIT_EXPECT_EQ(test, ioctx->state, ok ? to : from);
+		}
+	}
+}
+
+static void srpt_test_state_free_list_cycle(struct kunit *test)
+{
+	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_DONE);
+	struct srpt_rdma_ch *ch = ioctx->ch;
+	struct srpt_send_ioctx *got;
+
+	INIT_LIST_HEAD(&ch->free_list);
+	INIT_LIST_HEAD(&ch->cmd_wait_list);
+	INIT_LIST_HEAD(&ch->rw_wait_list);
+	list_add(&ioctx->free_list, &ch->free_list);
+	ch->n_free = 1;
+	ch->rq_size = 1;
+
+	/* A context off the free list starts at NEW... */
+	got = srpt_get_send_ioctx(ch);
+	KUNIT_ASSERT_PTR_EQ(test, got, ioctx);
+	KUNIT_EXPECT_EQ(test, got->state, SRPT_STATE_NEW);
+	/* ...and goes back DONE, whatever it did (here: dropped IU)... */
+	srpt_put_send_ioctx(got);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+	/* ...so a late response for the old command cannot revive it. */
+	KUNIT_EXPECT_EQ(test, srpt_set_cmd_state(ioctx,
+						 SRPT_STATE_CMD_RSP_SENT),
+			SRPT_STATE_DONE);
+	KUNIT_EXPECT_EQ(test, ioctx->state, SRPT_STATE_DONE);
+	got = srpt_get_send_ioctx(ch);
+	KUNIT_ASSERT_PTR_EQ(test, got, ioctx);
+	KUNIT_EXPECT_EQ(test, got->state, SRPT_STATE_NEW);
+}
+
+static void srpt_test_state_names(struct kunit *test)
+{
+	enum srpt_command_state a, b;
+
+	for (a = SRPT_STATE_NEW; a <= SRPT_STATE_DONE; a++) {
+		KUNIT_EXPECT_STRNEQ(test, srpt_cmd_state_name(a), "?");
+		for (b = SRPT_STATE_NEW; b < a; b++)
+			KUNIT_EXPECT_STRNEQ(test, srpt_cmd_state_name(a),
+					    srpt_cmd_state_name(b));
+	}
+	KUNIT_EXPECT_STREQ(test, srpt_cmd_state_name(SRPT_STATE_NEED_DATA),
+			   "NEED_DATA");
+	KUNIT_EXPECT_STREQ(test, srpt_cmd_state_name(SRPT_STATE_DONE), "DONE");
+	KUNIT_EXPECT_STREQ(test, srpt_cmd_state_name(SRPT_STATE_DONE + 1), "?");
+	KUNIT_EXPECT_STREQ(test, srpt_cmd_state_name(-1), "?");
+}
+
 /* ---- credits ---- */
 
 static struct srpt_rdma_ch *test_ch(struct kunit *test)
@@ -2796,6 +2943,7 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_send_ioctx_reset),
 	KUNIT_CASE(srpt_test_show_whole_blocks),
 	KUNIT_CASE(srpt_test_keep_data_buf),
+	KUNIT_CASE(srpt_test_kept_buf_in_budget),
 	KUNIT_CASE(srpt_test_cmd_indirect_len_mismatch),
 	KUNIT_CASE(srpt_test_cmd_indirect_sum_overflow),
 	KUNIT_CASE(srpt_test_cmd_indirect_huge_sum),
@@ -2820,6 +2968,9 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_state_test_and_set_mismatch),
 	KUNIT_CASE(srpt_test_state_test_and_set_once),
 	KUNIT_CASE(srpt_test_state_test_and_set_from_done),
+	KUNIT_CASE(srpt_test_state_only_allowed_moves),
+	KUNIT_CASE(srpt_test_state_free_list_cycle),
+	KUNIT_CASE(srpt_test_state_names),
 	KUNIT_CASE(srpt_test_credit_take_empty),
 	KUNIT_CASE(srpt_test_credit_return_one),
 	KUNIT_CASE(srpt_test_credit_accumulate),
@@ -2845,16 +2996,24 @@ kunit_test_suite(srpt_test_suite);
 /**
  * struct srpt_fake_posts - what the fake adapter saw
  * @fail: make post_send fail with -EIO
+ * @fail_err: make post_send fail with this error instead of -EIO
+ * @fail_next: make the next post_send (only) fail with this error
  * @n_send: post_send calls
  * @n_recv: post_srq_recv calls
+ * @n_modify: modify_qp calls
+ * @qp_state: the state of the last modify_qp
  * @sp_min: lowest stack address post_send was called at
  * @sp_max: highest stack address post_send was called at
  * @sent: send contexts of the SENDs posted (in order)
  */
 struct srpt_fake_posts {
 	bool fail;
+	int fail_err;
+	int fail_next;
 	int n_send;
 	int n_recv;
+	int n_modify;
+	enum ib_qp_state qp_state;
 	unsigned long sp_min;
 	unsigned long sp_max;
 	struct srpt_send_ioctx *sent[32];
@@ -2871,12 +3030,29 @@ static int srpt_fake_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
 		srpt_fake.sp_min = sp;
 	if (!srpt_fake.n_send || sp > srpt_fake.sp_max)
 		srpt_fake.sp_max = sp;
-	if (srpt_fake.n_send < ARRAY_SIZE(srpt_fake.sent))
+	if (wr && srpt_fake.n_send < ARRAY_SIZE(srpt_fake.sent))
 		srpt_fake.sent[srpt_fake.n_send] =
 			container_of(wr->wr_cqe, struct srpt_send_ioctx,
 				     ioctx.cqe);
 	srpt_fake.n_send++;
-	return srpt_fake.fail ? -EIO : 0;
+	if (srpt_fake.fail_next) {
+		int err = srpt_fake.fail_next;
+
+		srpt_fake.fail_next = 0;
+		return err;
+	}
+	if (srpt_fake.fail)
+		return srpt_fake.fail_err ?: -EIO;
+	return 0;
+}
+
+static int srpt_fake_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr,
+			       int mask, struct ib_udata *udata)
+{
+	srpt_fake.n_modify++;
+	if (mask & IB_QP_STATE)
+		srpt_fake.qp_state = attr->qp_state;
+	return 0;
 }
 
 static int srpt_fake_post_srq_recv(struct ib_srq *srq,
@@ -2897,9 +3073,18 @@ static struct srpt_rdma_ch *fake_ch(struct kunit *test, int n)
 	memset(&srpt_fake, 0, sizeof(srpt_fake));
 	ctx->ibdev->ops.post_send = srpt_fake_post_send;
 	ctx->ibdev->ops.post_srq_recv = srpt_fake_post_srq_recv;
+	ctx->ibdev->ops.modify_qp = srpt_fake_modify_qp;
+	/* ib_modify_qp() looks at the port's protocol flags (none here). */
+	ctx->ibdev->port_data = kunit_kcalloc(test, 2,
+					      sizeof(*ctx->ibdev->port_data),
+					      GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->ibdev->port_data);
 	ch->qp = kunit_kzalloc(test, sizeof(*ch->qp), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ch->qp);
 	ch->qp->device = ctx->ibdev;
+	ch->qp->real_qp = ch->qp;
+	ch->qp->qp_context = ch;
+	kref_init(&ch->kref);
 	ctx->sdev->srq = kunit_kzalloc(test, sizeof(*ctx->sdev->srq),
 				       GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->sdev->srq);
@@ -2922,6 +3107,7 @@ static struct srpt_rdma_ch *fake_ch(struct kunit *test, int n)
 		KUNIT_ASSERT_NOT_NULL(test, io->ioctx.buf);
 		io->ioctx.index = i;
 		io->ch = ch;
+		io->state = SRPT_STATE_DONE;	/* as on every free list */
 		INIT_LIST_HEAD(&io->wait_list);
 		list_add_tail(&io->free_list, &ch->free_list);
 	}
@@ -3066,7 +3252,9 @@ static void srpt_test_sq_release_iterative(struct kunit *test)
 	}
 	ch->rq_size = 9;	/* never idle: no new credit request */
 	ch->sq_wr_avail = 0;
+	/* As on a closing channel: no post closes the channel again. */
 	srpt_fake.fail = true;
+	srpt_fake.fail_err = -ENOTCONN;
 	srpt_sq_release(ch, 1);
 
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 8);
@@ -3183,6 +3371,117 @@ static void srpt_test_wait_list_restarted_by_put(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, complete_cred_reqs(test), 1);
 }
 
+static void srpt_test_rdma_read_only_live(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 2);
+	struct srpt_send_ioctx *io = srpt_get_send_ioctx(ch);
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	io->n_rdma = 1;
+	KUNIT_ASSERT_TRUE(test, srpt_sq_reserve(ch, io, 1, false));
+	/* The channel closes between the reservation and the post. */
+	ch->state = CH_DRAINING;
+	KUNIT_EXPECT_EQ(test, srpt_post_rdma_read(io), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
+	KUNIT_EXPECT_EQ(test, ch->sq_wr_avail, 64);
+
+	ch->state = CH_LIVE;
+	KUNIT_ASSERT_TRUE(test, srpt_sq_reserve(ch, io, 1, false));
+	KUNIT_EXPECT_EQ(test, srpt_post_rdma_read(io), 0);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 1);
+	KUNIT_EXPECT_EQ(test, ch->sq_wr_avail, 63);
+}
+
+static void srpt_test_rsp_post_error_closes(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 4);
+	struct srpt_send_ioctx *io = srpt_get_send_ioctx(ch);
+	struct srp_cred_req *req;
+
+	/* A response carrying 5 credits that the adapter refuses. */
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	atomic_set(&ch->req_lim_delta, 5);
+	ch->rq_size = 5;	/* not idle: no new credit request */
+	io->cred_req = true;
+	req = io->ioctx.buf;
+	req->opcode = SRP_CRED_REQ;
+	req->req_lim_delta = cpu_to_be32(srpt_credit_take(ch));
+	io->rsp_len = sizeof(*req);
+	io->sq_wr_held = 1;
+	KUNIT_ASSERT_TRUE(test, srpt_sq_reserve(ch, io, 1, true));
+	srpt_fake.fail_next = -ENOMEM;
+	srpt_post_response(io);
+
+	/* The credits are lost to the initiator: the channel is closed. */
+	KUNIT_EXPECT_GE(test, ch->state, CH_DISCONNECTING);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_modify, 1);
+	KUNIT_EXPECT_EQ(test, srpt_fake.qp_state, IB_QPS_ERR);
+	/* The response and then the zero-length write were posted. */
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 2);
+	KUNIT_EXPECT_EQ(test, ch->n_free, 4);
+	KUNIT_EXPECT_EQ(test, ch->sq_wr_avail, 64);
+}
+
+static void srpt_test_rtu_closing_channel(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+
+	/* An IB/CM RTU that arrives after the channel started closing. */
+	ch->using_rdma_cm = false;
+	ch->state = CH_DISCONNECTING;
+	srpt_cm_rtu_recv(ch);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_modify, 0);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTING);
+	KUNIT_EXPECT_FALSE(test, ch->rtu_busy);
+	KUNIT_EXPECT_TRUE(test, srpt_ch_quiet(ch));
+	/* The release waits while IUs or an RTU are being processed. */
+	ch->processing_wait_list = true;
+	KUNIT_EXPECT_FALSE(test, srpt_ch_quiet(ch));
+	ch->processing_wait_list = false;
+	ch->rtu_busy = true;
+	KUNIT_EXPECT_FALSE(test, srpt_ch_quiet(ch));
+	ch->rtu_busy = false;
+}
+
+static void srpt_test_rtu_processes_waiting_ius(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	struct srpt_recv_ioctx *r = fake_iu(test, ch, SRP_CRED_RSP, 16);
+
+	/* An IU that arrived before the RTU (RDMA/CM: no QP change). */
+	ch->using_rdma_cm = true;
+	ch->state = CH_CONNECTING;
+	list_add_tail(&r->wait_list, &ch->cmd_wait_list);
+	srpt_cm_rtu_recv(ch);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ch->cmd_wait_list));
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_recv, 1);
+	KUNIT_EXPECT_FALSE(test, ch->processing_wait_list);
+	/* A second RTU (or ESTABLISHED) changes nothing. */
+	srpt_cm_rtu_recv(ch);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
+}
+
+static void srpt_test_iu_after_close_given_back(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	struct srpt_recv_ioctx *r = fake_iu(test, ch, SRP_CMD, 64);
+
+	/* No send context: the IU waits while the channel is live. */
+	KUNIT_ASSERT_NOT_NULL(test, srpt_get_send_ioctx(ch));
+	srpt_process_ius(ch, r);
+	KUNIT_EXPECT_FALSE(test, list_empty(&ch->cmd_wait_list));
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_recv, 0);
+	KUNIT_EXPECT_FALSE(test, ch->processing_wait_list);
+	list_del_init(&r->wait_list);
+	/* Once the channel is closing, a new IU goes straight back. */
+	ch->state = CH_DISCONNECTED;
+	srpt_process_ius(ch, r);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ch->cmd_wait_list));
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_recv, 1);
+	KUNIT_EXPECT_FALSE(test, ch->processing_wait_list);
+}
+
 static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_iu_uses_credit),
 	KUNIT_CASE(srpt_test_credit_use_login_grant),
@@ -3195,6 +3494,11 @@ static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_short_tsk_mgmt_credits_returned),
 	KUNIT_CASE(srpt_test_logout_credit_free),
 	KUNIT_CASE(srpt_test_wait_list_restarted_by_put),
+	KUNIT_CASE(srpt_test_rdma_read_only_live),
+	KUNIT_CASE(srpt_test_rsp_post_error_closes),
+	KUNIT_CASE(srpt_test_rtu_closing_channel),
+	KUNIT_CASE(srpt_test_rtu_processes_waiting_ius),
+	KUNIT_CASE(srpt_test_iu_after_close_given_back),
 	{}
 };
 
