@@ -2024,6 +2024,7 @@ static void srpt_queue_release(struct srpt_rdma_ch *ch)
 /**
  * srpt_close_ch() - close an RDMA channel
  * @ch: SRPT RDMA channel
+ * @why: the reason, for the kernel log
  *
  * Sends a DREQ or RDMA/CM disconnect, moves the QP to the error state and
  * posts a zero-length write; its completion queues the release of the
@@ -2032,14 +2033,14 @@ static void srpt_queue_release(struct srpt_rdma_ch *ch)
  * Return: true if this call started closing the channel, false if it was
  * already being closed.
  */
-static bool srpt_close_ch(struct srpt_rdma_ch *ch)
+static bool srpt_close_ch(struct srpt_rdma_ch *ch, const char *why)
 {
 	int ret;
 
 	if (!srpt_ch_advance(ch, CH_DISCONNECTING))
 		return false;
 	kref_get(&ch->kref);
-	pr_info("%s: closing channel\n", ch->sess_name);
+	pr_info("%s: closing channel: %s\n", ch->sess_name, why);
 	srpt_disconnect_ch(ch);
 	ret = srpt_ch_qp_err(ch);
 	if (ret)
@@ -2260,11 +2261,13 @@ static void srpt_release_channel_work(struct work_struct *w)
  * srpt_close_port_chs() - start closing the channels of a port
  * @sport: the port
  * @stpg: close only the channels whose session is in this TPG; NULL: all
+ * @why: the reason, for the kernel log
  *
  * Only starts the close; the channels are released later by srpt_wq.
  * Closing a channel that is already closing does nothing.
  */
-static void srpt_close_port_chs(struct srpt_port *sport, struct srpt_tpg *stpg)
+static void srpt_close_port_chs(struct srpt_port *sport, struct srpt_tpg *stpg,
+				const char *why)
 {
 	struct srpt_nexus *nexus;
 	struct srpt_rdma_ch *ch;
@@ -2273,7 +2276,7 @@ static void srpt_close_port_chs(struct srpt_port *sport, struct srpt_tpg *stpg)
 	list_for_each_entry(nexus, &sport->nexus_list, entry) {
 		list_for_each_entry(ch, &nexus->ch_list, list) {
 			if (!stpg || ch->stpg == stpg)
-				srpt_close_ch(ch);
+				srpt_close_ch(ch, why);
 		}
 	}
 	mutex_unlock(&sport->mutex);
@@ -2670,7 +2673,7 @@ static int srpt_join_nexus(struct srpt_rdma_ch *ch,
 	if ((req->req_flags & 3) == SRP_MULTICHAN_SINGLE) {
 		flags = SRP_LOGIN_RSP_MULTICHAN_NO_CHAN;
 		list_for_each_entry(other, &nexus->ch_list, list) {
-			if (srpt_close_ch(other))
+			if (srpt_close_ch(other, "a single-channel login replaces it"))
 				flags = SRP_LOGIN_RSP_MULTICHAN_TERMINATED;
 		}
 	}
@@ -2968,7 +2971,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		pr_err_ratelimited("%s: sending the login response failed (%d)\n",
 				   ch->sess_name, ret);
 		/* The channel is in its nexus: close it the normal way. */
-		srpt_close_ch(ch);
+		srpt_close_ch(ch, "the login response could not be sent");
 		return 0;
 	}
 	atomic64_inc(&sport->logins_accepted);
@@ -3769,7 +3772,7 @@ static void srpt_wc_error(struct srpt_rdma_ch *ch, struct ib_wc *wc,
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
 		pr_info("%s: %s failed: %s\n", ch->sess_name, what,
 			ib_wc_status_msg(wc->status));
-	srpt_close_ch(ch);
+	srpt_close_ch(ch, "a work request failed");
 }
 
 /**
@@ -4167,8 +4170,7 @@ static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 			srpt_handle_tsk_mgmt(ch, recv_ioctx, send_ioctx);
 		return true;
 	case SRP_I_LOGOUT:
-		pr_info("%s: initiator logged out\n", ch->sess_name);
-		srpt_close_ch(ch);
+		srpt_close_ch(ch, "the initiator logged out");
 		srpt_recycle_recv(ch, recv_ioctx, false);
 		return true;
 	case SRP_CRED_RSP:
@@ -4306,7 +4308,7 @@ static void srpt_credit_violation(struct srpt_rdma_ch *ch,
 {
 	pr_warn_ratelimited("%s: the initiator sent more IUs than its %d credits; closing the channel\n",
 			    ch->sess_name, ch->rq_size);
-	srpt_close_ch(ch);
+	srpt_close_ch(ch, "credit violation");
 	srpt_recycle_recv(ch, recv_ioctx, false);
 }
 
@@ -4372,7 +4374,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 		if (ret) {
 			pr_err("%s: moving the QP to RTS failed (%d)\n",
 			       ch->sess_name, ret);
-			srpt_close_ch(ch);
+			srpt_close_ch(ch, "the QP could not be made ready");
 			goto out;
 		}
 	}
@@ -4646,7 +4648,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 		if (ret != -ENOTCONN) {
 			pr_err_ratelimited("%s: posting the response failed (%d); closing the channel\n",
 					   ch->sess_name, ret);
-			srpt_close_ch(ch);
+			srpt_close_ch(ch, "a response could not be posted");
 		}
 		srpt_sq_release(ch, ioctx->sq_wr_held);
 		srpt_abort_cmd(ioctx);
@@ -4872,13 +4874,13 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 		break;
 	case IB_CM_DREQ_RECEIVED:
 		ib_send_cm_drep(cm_id, NULL, 0);
-		srpt_close_ch(ch);
+		srpt_close_ch(ch, "the initiator disconnected (DREQ)");
 		break;
 	case IB_CM_DREQ_ERROR:
 	case IB_CM_TIMEWAIT_EXIT:
 	case IB_CM_REP_ERROR:
 	case IB_CM_REJ_RECEIVED:
-		srpt_close_ch(ch);
+		srpt_close_ch(ch, "IB/CM ended the connection");
 		break;
 	case IB_CM_DREP_RECEIVED:
 	case IB_CM_MRA_RECEIVED:
@@ -4973,7 +4975,7 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 		if (ch)
-			srpt_close_ch(ch);
+			srpt_close_ch(ch, rdma_event_msg(event->event));
 		break;
 	default:
 		break;
@@ -5107,7 +5109,7 @@ static void srpt_release_cmd(struct se_cmd *cmd)
  */
 static void srpt_close_session(struct se_session *se_sess)
 {
-	srpt_close_ch(se_sess->fabric_sess_ptr);
+	srpt_close_ch(se_sess->fabric_sess_ptr, "LIO closed the session");
 }
 
 /**
@@ -5502,7 +5504,7 @@ static void srpt_disable_tpg(struct srpt_tpg *stpg)
 	sport = stpg->port_id->sport;
 	if (sport) {
 		srpt_update_port_enabled(sport);
-		srpt_close_port_chs(sport, stpg);
+		srpt_close_port_chs(sport, stpg, "its TPG is disabled");
 	}
 	mutex_unlock(&srpt_dev_mutex);
 	srpt_wait_chs_released(&stpg->nr_ch, stpg->port_id->name);
@@ -5795,7 +5797,7 @@ static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 			ret = err;
 		} else {
 			sport->port_attrib.use_srq = val;
-			srpt_close_port_chs(sport, NULL);
+			srpt_close_port_chs(sport, NULL, "use_srq changed");
 			sdev = sport->sdev;
 			kref_get(&sdev->refs);
 		}
@@ -6660,7 +6662,8 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 	list_del(&sdev->list);
 	srpt_detach_port_ids(sdev);
 	for (i = 0; i < sdev->port_cnt; i++)
-		srpt_close_port_chs(&sdev->port[i], NULL);
+		srpt_close_port_chs(&sdev->port[i], NULL,
+				    "the adapter is going away");
 	mutex_unlock(&srpt_dev_mutex);
 	for (i = 0; i < sdev->port_cnt; i++)
 		srpt_release_sport(&sdev->port[i]);

@@ -151,7 +151,7 @@ cp_released_before_removed() {
 	_cp_settled() {
 		klog=$(cp_dmesg_since "$mark")
 		local closing released
-		closing=$(grep -c 'ib_srpt: .*: closing channel$' <<<"$klog") || true
+		closing=$(grep -c 'ib_srpt: .*: closing channel: ' <<<"$klog") || true
 		released=$(grep -c 'ib_srpt: .*: channel released$' <<<"$klog") || true
 		grep -q "ib_srpt: removed $dev\$" <<<"$klog" &&
 			((released >= closing && released >= want))

@@ -25,8 +25,9 @@
 #                   READ(10) with their lengths and directions and a GOOD
 #                   response with the same tag, the LUN RESET and its
 #                   response
-#   after-logout    info says "No active SRP session" again, and both
-#                   channels went live -> disconnecting in the trace
+#   after-logout    info says "No active SRP session" again, both channels
+#                   went live -> disconnecting in the trace, and the log
+#                   says why each was closed
 
 # shellcheck disable=SC2317 # the case functions run through sub_case
 set -euo pipefail
@@ -195,8 +196,14 @@ case_tracepoints() {
 }
 
 case_after_logout() {
+	local mark n
+	mark=$(cp_dmesg_mark)
 	srp_logout "$(cat "$STATE/disk")" 30
 	cp_wait_channels 0
+	# Every close says why: ib_srp disconnects both channels.
+	cp_dmesg_since "$mark" | grep 'closing channel' >&2 || true
+	n=$(cp_dmesg_since "$mark" | grep -cE "ib_srpt: .*: closing channel: (disconnected|the initiator logged out)$") || true
+	((n == 2))
 	[[ $(cat "$(cat "$STATE/acl")/info") == "No active SRP session for "* ]]
 	trace_has 2 " srpt_ch_state: $IPV4 cid [01] live -> disconnecting"
 }
