@@ -2235,7 +2235,11 @@ static void srpt_release_channel_work(struct work_struct *w)
 	struct srpt_tpg *stpg = ch->stpg;
 	bool use_srq = ch->use_srq;
 
-	wait_event(srpt_ch_released_wq, srpt_ch_quiet(ch));
+	/* A slow backstore may hold a direct submission for long. */
+	while (!wait_event_timeout(srpt_ch_released_wq, srpt_ch_quiet(ch),
+				   10 * HZ))
+		pr_info("%s: release waits for the receive path\n",
+			ch->sess_name);
 	srpt_drop_waiting_ius(ch);
 	srpt_fail_rw_waiters(ch);
 	srpt_ch_forget_acl(ch);
@@ -3343,6 +3347,27 @@ static u64 srpt_buf_budget(u64 ram)
 }
 
 /**
+ * srpt_buf_charge_upto() - take bytes from a device's data-buffer budget
+ *	while its use stays within a limit
+ * @sdev: the device
+ * @bytes: bytes to take
+ * @limit: the most the device's buffers may then hold
+ *
+ * Return: true when they fit and were taken.
+ */
+static bool srpt_buf_charge_upto(struct srpt_device *sdev, u64 bytes,
+				 u64 limit)
+{
+	s64 old = atomic64_read(&sdev->buf_bytes);
+
+	do {
+		if (old + bytes > limit)
+			return false;
+	} while (!atomic64_try_cmpxchg(&sdev->buf_bytes, &old, old + bytes));
+	return true;
+}
+
+/**
  * srpt_buf_charge() - take bytes from a device's data-buffer budget
  * @sdev: the device
  * @bytes: bytes to take
@@ -3351,13 +3376,7 @@ static u64 srpt_buf_budget(u64 ram)
  */
 static bool srpt_buf_charge(struct srpt_device *sdev, u64 bytes)
 {
-	s64 old = atomic64_read(&sdev->buf_bytes);
-
-	do {
-		if (old + bytes > sdev->buf_budget)
-			return false;
-	} while (!atomic64_try_cmpxchg(&sdev->buf_bytes, &old, old + bytes));
-	return true;
+	return srpt_buf_charge_upto(sdev, bytes, sdev->buf_budget);
 }
 
 /**
@@ -3439,8 +3458,9 @@ static void srpt_free_kept_buf(struct srpt_send_ioctx *ioctx)
  * contexts are reused most-recently-first, the buffers kept match the
  * channel's recent queue depth, not its credits. Kept pages count against
  * the device's data-buffer budget for as long as they are kept (the
- * command's own charge is already given back); when the budget is full the
- * buffer is freed instead.
+ * command's own charge is already given back). A buffer is only kept while
+ * the device uses at most half its budget, so kept pages never take more
+ * than half: idle channels cannot starve the commands of others.
  */
 static void srpt_keep_data_buf(struct srpt_send_ioctx *ioctx)
 {
@@ -3448,8 +3468,9 @@ static void srpt_keep_data_buf(struct srpt_send_ioctx *ioctx)
 		goto out;
 	if (ioctx->data_nents <= SRPT_KEEP_PAGES &&
 	    ioctx->data_nents > ioctx->keep_nents &&
-	    srpt_buf_charge(ioctx->ch->sport->sdev,
-			    (u64)ioctx->data_nents * PAGE_SIZE)) {
+	    srpt_buf_charge_upto(ioctx->ch->sport->sdev,
+				 (u64)ioctx->data_nents * PAGE_SIZE,
+				 ioctx->ch->sport->sdev->buf_budget / 2)) {
 		srpt_free_kept_buf(ioctx);
 		ioctx->keep_sg = ioctx->data_sg;
 		ioctx->keep_nents = ioctx->data_nents;
@@ -5858,11 +5879,6 @@ static ssize_t srpt_rdma_cm_port_store(struct config_item *item,
 }
 CONFIGFS_ATTR(srpt_, rdma_cm_port);
 
-static struct configfs_attribute *srpt_da_attrs[] = {
-	&srpt_attr_rdma_cm_port,
-	NULL,
-};
-
 /* configfs: sessions and statistics ------------------------------------- */
 
 /*
@@ -6185,14 +6201,17 @@ static void srpt_port_logins(struct srpt_show *s, struct srpt_port *sport)
 }
 
 /**
- * srpt_wwn_logins_show() - configfs: srpt/logins, logins accepted and
- *	rejected per HCA port since the port appeared
- * @item: the fabric's configfs item
+ * srpt_da_logins_show() - configfs: srpt/discovery_auth/logins, logins
+ *	accepted and rejected per HCA port since the port appeared
+ * @item: the fabric's discovery_auth item
  * @page: output
+ *
+ * Not at the fabric root: rtslib takes everything there but a few known
+ * names for a target port directory.
  *
  * Return: bytes written.
  */
-static ssize_t srpt_wwn_logins_show(struct config_item *item, char *page)
+static ssize_t srpt_da_logins_show(struct config_item *item, char *page)
 {
 	struct srpt_device *sdev;
 	struct srpt_show *s;
@@ -6213,7 +6232,13 @@ static ssize_t srpt_wwn_logins_show(struct config_item *item, char *page)
 	kfree(s);
 	return len;
 }
-CONFIGFS_ATTR_RO(srpt_wwn_, logins);
+CONFIGFS_ATTR_RO(srpt_da_, logins);
+
+static struct configfs_attribute *srpt_da_attrs[] = {
+	&srpt_attr_rdma_cm_port,
+	&srpt_da_attr_logins,
+	NULL,
+};
 
 /**
  * srpt_wwn_version_show() - show the fabric's version file
@@ -6230,7 +6255,6 @@ CONFIGFS_ATTR_RO(srpt_wwn_, version);
 
 static struct configfs_attribute *srpt_wwn_attrs[] = {
 	&srpt_wwn_attr_version,
-	&srpt_wwn_attr_logins,
 	NULL,
 };
 

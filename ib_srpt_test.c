@@ -2294,6 +2294,18 @@ static void srpt_test_kept_buf_in_budget(struct kunit *test)
 	KUNIT_EXPECT_NE(test, srpt_get_data_pages(ioctx, 2 * PAGE_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
 			7LL * PAGE_SIZE);
+	/*
+	 * Kept pages never take more than half the budget: with 3 of 8 pages
+	 * in use a two-page buffer is not kept, though it would fit.
+	 */
+	atomic64_set(&sdev->buf_bytes, 0);
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, 2 * PAGE_SIZE), 0);
+	srpt_buf_uncharge(ioctx);
+	atomic64_set(&sdev->buf_bytes, 3 * PAGE_SIZE);
+	srpt_keep_data_buf(ioctx);
+	KUNIT_EXPECT_NULL(test, ioctx->keep_sg);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			3LL * PAGE_SIZE);
 	atomic64_set(&sdev->buf_bytes, 0);
 }
 

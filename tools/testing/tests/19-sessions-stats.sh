@@ -4,7 +4,7 @@
 # Who is logged in, and what they do: every ACL has an "info" file that
 # lists its logged-in SRP sessions (one per I_T nexus, with the channels as
 # connections, in the form targetcli's "sessions" command reads) and a
-# "statistics" file with a line of counters per channel; srpt/logins counts
+# "statistics" file with a line of counters per channel; srpt/discovery_auth/logins counts
 # logins per HCA port, accepted and rejected by reason.
 #   no-session      info says "No active SRP session", targetcli lists none
 #   info-channels   an ib_srp login with ch_count=2: one session block, two
@@ -57,7 +57,7 @@ stat_sum() {
 }
 
 # logins_count WHAT: the counter "accepted" or "rejected, REASON" of the
-# first port of $RDMA_DEV in srpt/logins.
+# first port of $RDMA_DEV in srpt/discovery_auth/logins.
 logins_count() {
 	awk -v dev="$RDMA_DEV" -v what="$1" '
 		$1 == dev && $2 == "port" { inport = ($3 == "1") ; next }
@@ -66,7 +66,7 @@ logins_count() {
 			n = split(line, p, " "); v = p[n]
 			sub(/ [0-9]+$/, "", line); sub(/:$/, "", line)
 			if (line == what) print v
-		}' "$SRPT_CFS/logins"
+		}' "$SRPT_CFS/discovery_auth/logins"
 }
 
 case_no_session() {
@@ -214,7 +214,7 @@ srpt_load srp_max_req_size=8260
 # GID form, TPG tpgt_1, an ACL named by the initiator port ID.
 srpt_setup -b brd -s 16 -w gid -t tpgt_1 -a "$(srp_initiator_port_id)"
 cp_tool_init
-cat "$SRPT_CFS/logins" >&2
+cat "$SRPT_CFS/discovery_auth/logins" >&2
 # The driver's tracepoints, from the first login on.
 [[ -d $TRACING/events/ib_srpt ]] || die "no tracepoints in $TRACING/events/ib_srpt"
 echo 1 >"$TRACING/events/ib_srpt/enable"
