@@ -74,7 +74,7 @@ uninstall:
 SRPT_VERSION := $(shell sed -n 's/^\#define SRPT_VERSION[[:space:]]*"\(.*\)"/\1/p' ib_srpt.h)
 DEB_SRC := build/deb/ib-srpt-$(SRPT_VERSION)
 DEB_FILES := debian dkms.conf Kbuild Kconfig Makefile ib_srpt.c ib_srpt.h \
-	ib_srpt_test.c README.md Documentation
+	ib_srpt_trace.h ib_srpt_test.c README.md Documentation
 
 deb:
 	rm -rf build/deb

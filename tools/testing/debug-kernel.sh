@@ -132,7 +132,8 @@ build_module() {
 	[[ -f $dir/.ready ]] || fatal "the debug kernel is not built (tools/testing/debug-kernel.sh build)"
 	rm -rf "$out"
 	mkdir -p "$out"
-	for f in "$REPO"/Kbuild "$REPO"/ib_srpt.c "$REPO"/ib_srpt.h "$REPO"/ib_srpt_test.c "$REPO"/*.inc; do
+	for f in "$REPO"/Kbuild "$REPO"/ib_srpt.c "$REPO"/ib_srpt.h \
+		"$REPO"/ib_srpt_trace.h "$REPO"/ib_srpt_test.c "$REPO"/*.inc; do
 		[[ -f $f ]] && cp "$f" "$out/"
 	done
 	if [[ $kunit == 1 ]]; then

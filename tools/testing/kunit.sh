@@ -141,7 +141,8 @@ install_text() {
 	rm -f "$tmp"
 }
 
-for f in ib_srpt.c ib_srpt.h ib_srpt_test.c; do
+SRPT_FILES="ib_srpt.c ib_srpt.h ib_srpt_trace.h ib_srpt_test.c"
+for f in $SRPT_FILES; do
 	[[ -f $REPO/$f ]] || fatal "$REPO/$f missing"
 done
 grep -q 'ib_srpt_test\.c' "$REPO/ib_srpt.c" ||
@@ -150,12 +151,12 @@ grep -q 'ib_srpt_test\.c' "$REPO/ib_srpt.c" ||
 # The stock driver's files go; only ours remain.
 for f in "$SRC/$SRPT_DIR"/*; do
 	case ${f##*/} in
-	ib_srpt.c | ib_srpt.h | ib_srpt_test.c | Kconfig | Makefile) ;;
+	ib_srpt.c | ib_srpt.h | ib_srpt_trace.h | ib_srpt_test.c | Kconfig | Makefile) ;;
 	*.inc) [[ -f $REPO/${f##*/} ]] || rm -f "$f" ;;
 	*) rm -f "$f" ;;
 	esac
 done
-for f in ib_srpt.c ib_srpt.h ib_srpt_test.c; do
+for f in $SRPT_FILES; do
 	install_file "$REPO/$f" "$SRC/$SRPT_DIR/$f"
 done
 # Fragments ib_srpt.c may include while it is being assembled.
