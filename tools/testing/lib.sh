@@ -911,7 +911,10 @@ srp_logout_all() {
 	for p in /sys/class/srp_remote_ports/*; do
 		[[ -e $p/delete ]] && echo 1 >"$p/delete" 2>/dev/null
 	done
-	wait_for "$limit" test -z "$(srp_hosts)" ||
+	# The condition must be evaluated at every poll, not once here.
+	# shellcheck disable=SC2317
+	_srp_no_hosts() { [[ -z $(srp_hosts) ]]; }
+	wait_for "$limit" _srp_no_hosts ||
 		{ echo "srp_logout_all: still there: $(srp_hosts)" >&2; return 1; }
 }
 

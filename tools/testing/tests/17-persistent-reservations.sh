@@ -283,7 +283,7 @@ case_fence_scsi() {
 # another initiator port, writes through A's reservation.
 case_ip_acl() {
 	local disk_a disk_b full
-	srp_logout_all 90
+	srp_logout_all
 	srpt_add_acl "$SRPT_TPG" "$IPV4" >/dev/null
 	disk_a=$(srp_login initiator_ext="$EXT_A")
 	disk_b=$(srp_login initiator_ext="$EXT_B")
@@ -298,7 +298,7 @@ case_ip_acl() {
 	pr "$disk_a" --out --release --param-rk="$KEY_A" --prout-type=1 >/dev/null
 	pr "$disk_a" --out --register --param-rk="$KEY_A" --param-sark=0 >/dev/null
 	expect "keys after unregistering" "$(pr_keys "$disk_a")" ""
-	srp_logout_all 90
+	srp_logout_all
 }
 
 soft_rdma_setup
