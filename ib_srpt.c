@@ -5947,17 +5947,35 @@ static bool srpt_show_commit(struct srpt_show *s)
 }
 
 /**
- * srpt_show_end() - finish the page
+ * srpt_show_new() - start filling a configfs page block by block
+ * @page: the page
+ *
+ * Return: the page being filled (free it with srpt_show_end()) or NULL.
+ */
+static struct srpt_show *srpt_show_new(char *page)
+{
+	struct srpt_show *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (s)
+		s->page = page;
+	return s;
+}
+
+/**
+ * srpt_show_end() - finish the page and free @s
  * @s: page being filled
  *
  * Return: the length of the page.
  */
 static int srpt_show_end(struct srpt_show *s)
 {
+	int len = s->len;
+
 	if (s->left_out)
-		s->len += scnprintf(s->page + s->len, PAGE_SIZE - s->len,
-				    "(%d more not shown)\n", s->left_out);
-	return s->len;
+		len += scnprintf(s->page + len, PAGE_SIZE - len,
+				 "(%d more not shown)\n", s->left_out);
+	kfree(s);
+	return len;
 }
 
 /**
@@ -6076,12 +6094,10 @@ static ssize_t srpt_nacl_show(struct config_item *item, char *page,
 	struct srpt_nexus *nexus;
 	struct srpt_rdma_ch *ch;
 	struct srpt_port *sport;
-	int len;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = srpt_show_new(page);
 	if (!s)
 		return -ENOMEM;
-	s->page = page;
 	mutex_lock(&srpt_dev_mutex);
 	sport = stpg->port_id->sport;
 	if (sport) {
@@ -6104,9 +6120,7 @@ static ssize_t srpt_nacl_show(struct config_item *item, char *page,
 	if (!s->len && !s->left_out && !stats)
 		s->len = sysfs_emit(page, "No active SRP session for %s\n",
 				    nacl->initiatorname);
-	len = srpt_show_end(s);
-	kfree(s);
-	return len;
+	return srpt_show_end(s);
 }
 
 /**
@@ -6215,22 +6229,18 @@ static ssize_t srpt_da_logins_show(struct config_item *item, char *page)
 {
 	struct srpt_device *sdev;
 	struct srpt_show *s;
-	int len;
 	u32 i;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = srpt_show_new(page);
 	if (!s)
 		return -ENOMEM;
-	s->page = page;
 	mutex_lock(&srpt_dev_mutex);
 	list_for_each_entry(sdev, &srpt_dev_list, list) {
 		for (i = 0; i < sdev->port_cnt && !s->left_out; i++)
 			srpt_port_logins(s, &sdev->port[i]);
 	}
 	mutex_unlock(&srpt_dev_mutex);
-	len = srpt_show_end(s);
-	kfree(s);
-	return len;
+	return srpt_show_end(s);
 }
 CONFIGFS_ATTR_RO(srpt_da_, logins);
 

@@ -2794,15 +2794,14 @@ static void srpt_test_credit_interleaved(struct kunit *test)
 /* The info file is filled whole blocks at a time and says what it left out. */
 static void srpt_test_show_whole_blocks(struct kunit *test)
 {
-	struct srpt_show *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	char *page = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct srpt_show *s = srpt_show_new(page);
 	int i, len, added = 0, cids = 0, addrs = 0;
 	char want[32];
 	const char *p;
 
-	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_NOT_NULL(test, page);
-	s->page = page;
+	KUNIT_ASSERT_NOT_NULL(test, s);
 	for (i = 0; i < 100; i++) {
 		srpt_show_add(s, "CID: %d   Connection State: TARG_CONN_STATE_LOGGED_IN\n",
 			      i);
