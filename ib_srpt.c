@@ -1993,22 +1993,42 @@ static void srpt_free_ch(struct kref *kref)
 }
 
 /**
- * srpt_disconnect_ch() - tell the initiator that the channel is going away
+ * srpt_disconnect_ch() - tell an IB/CM initiator that the channel is going away
  * @ch: SRPT RDMA channel
+ *
+ * An RDMA/CM channel is disconnected later, by srpt_rdma_cm_disconnect()
+ * from its release work: srpt_close_ch() runs in RDMA/CM callbacks (a
+ * SINGLE login closes the other channels of its nexus), and on iWARP
+ * rdma_disconnect() of a channel whose accept is still in progress waits
+ * for an event that RDMA/CM delivers from the same ordered work queue as
+ * the callback, which would never come.
  */
 static void srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 {
 	/* A channel without a connection: the KUnit tests' fake channels. */
-	if (!ch->rdma_cm_id && !ch->ib_cm_id)
+	if (ch->using_rdma_cm || !ch->ib_cm_id)
 		return;
-	if (ch->using_rdma_cm) {
-		rdma_disconnect(ch->rdma_cm_id);
-		return;
-	}
 	/* Before RTU a DREQ is not allowed; reject the connection instead. */
 	if (ib_send_cm_dreq(ch->ib_cm_id, NULL, 0) < 0)
 		ib_send_cm_rej(ch->ib_cm_id, IB_CM_REJ_CONSUMER_DEFINED,
 			       NULL, 0, NULL, 0);
+}
+
+/**
+ * srpt_rdma_cm_disconnect() - tell an RDMA/CM initiator that the channel is
+ *	going away
+ * @ch: SRPT RDMA channel, closed, not yet released
+ *
+ * Called from the channel's release work, outside every RDMA/CM callback
+ * and without locks: on iWARP rdma_disconnect() first waits until an accept
+ * in progress has finished (see srpt_disconnect_ch()). On InfiniBand and
+ * RoCE it sends the DREQ; for a connection that the initiator or the
+ * connection manager already ended it changes nothing.
+ */
+static void srpt_rdma_cm_disconnect(struct srpt_rdma_ch *ch)
+{
+	if (ch->using_rdma_cm && ch->rdma_cm_id)
+		rdma_disconnect(ch->rdma_cm_id);
 }
 
 /**
@@ -2026,9 +2046,11 @@ static void srpt_queue_release(struct srpt_rdma_ch *ch)
  * @ch: SRPT RDMA channel
  * @why: the reason, for the kernel log
  *
- * Sends a DREQ or RDMA/CM disconnect, moves the QP to the error state and
- * posts a zero-length write; its completion queues the release of the
- * channel. Safe to call from any context that may sleep, more than once.
+ * Sends an IB/CM DREQ (an RDMA/CM disconnect follows from the release
+ * work), moves the QP to the error state and posts a zero-length write; its
+ * completion queues the release of the channel. Safe to call from any
+ * context that may sleep, RDMA/CM and IB/CM callbacks included, more than
+ * once.
  *
  * Return: true if this call started closing the channel, false if it was
  * already being closed.
@@ -2220,8 +2242,9 @@ static void srpt_ch_forget_acl(struct srpt_rdma_ch *ch)
  * srpt_release_channel_work() - free a disconnected channel
  * @w: the channel's release work
  *
- * Waits until no IU and no RTU is being processed (they use the session
- * and the QP), stops the LIO session and waits until every command of the
+ * Disconnects an RDMA/CM channel (srpt_rdma_cm_disconnect()), waits until
+ * no IU and no RTU is being processed (they use the session and the QP),
+ * stops the LIO session and waits until every command of the
  * channel has finished, then frees the queues, the rings and the connection. The
  * channel leaves its nexus and drops its port counts only at the very end:
  * a port (and its device, SRQ and PD) stays until every channel that uses
@@ -2235,6 +2258,8 @@ static void srpt_release_channel_work(struct work_struct *w)
 	struct srpt_tpg *stpg = ch->stpg;
 	bool use_srq = ch->use_srq;
 
+	/* First, so that the initiator does not wait for the backstore. */
+	srpt_rdma_cm_disconnect(ch);
 	/* A slow backstore may hold a direct submission for long. */
 	while (!wait_event_timeout(srpt_ch_released_wq, srpt_ch_quiet(ch),
 				   10 * HZ))
