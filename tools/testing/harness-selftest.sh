@@ -6,7 +6,8 @@
 # step, a failure inside a nested function, a passing case, skips, die) and
 # the CI rule (CI=true turns a skip for a missing tool into a failure), and
 # vm.sh's boot retry with a fake QEMU: a guest that dies before its test
-# runner starts is booted once more, one that dies later is not.
+# runner starts is booted once more, one that dies later is not; and
+# kunit.sh's conversion of a module's KUnit kernel log into KTAP.
 # check.sh runs it as the "harness" stage.
 #
 # Usage: tools/testing/harness-selftest.sh [LIB]
@@ -154,7 +155,54 @@ run_boot() {
 		"$(grep -c '^NOTE vm: boot 1 died' "$dir/out/results.txt")"
 }
 
+# The kernel log of a module's KUnit run as 6.12 prints it (the module's
+# suites come with their own top-level KTAP header), between the markers
+# of guest/kunit.sh.
+cat >"$TMP/kunit-kmsg.log" <<'EOF'
+[   50.000000] ib_srpt-kunit: START
+[   51.000000] KTAP version 1
+[   51.000001] 1..2
+[   51.000002]     KTAP version 1
+[   51.000003]     # Subtest: ib_srpt
+[   51.000004]     # module: ib_srpt
+[   51.000005]     1..2
+[   51.100000]     ok 1 srpt_a
+[   51.150000] ib_srpt: 10.0.0.1: channel released
+[   51.200000]     not ok 2 srpt_b
+[   51.200001] # ib_srpt: pass:1 fail:1 skip:0 total:2
+[   51.200003] not ok 1 ib_srpt
+[   51.300000]     KTAP version 1
+[   51.300001]     # Subtest: ib_srpt_credit
+[   51.300002]     1..1
+[   51.300003]     ok 1 credit_x
+[   51.300004] ok 2 ib_srpt_credit
+[   52.000000] ib_srpt-kunit: END
+EOF
+
+# ktap K LOG: ktap_from_kmsg of kunit.sh K on LOG.
+ktap() {
+	KUNIT_SH_LIB=1 K="$1" bash -c '. "$K"; ktap_from_kmsg "$1"' _ "$2"
+}
+
+# run_ktap: kunit.sh's ktap_from_kmsg (KUNIT_KERNEL=debug) gives KTAP with
+# one top-level header and plan, with and without the module's own header.
+run_ktap() {
+	local k out=$TMP/kunit.ktap
+	k="$(dirname "$LIB")/kunit.sh"
+	ktap "$k" "$TMP/kunit-kmsg.log" >"$out" 2>&1
+	check "kunit.sh: top-level KTAP headers" 1 "$(grep -c '^KTAP version' "$out")"
+	check "kunit.sh: top-level plan" "1..2" "$(grep -m1 '^1\.\.' "$out")"
+	check "kunit.sh: case lines" 5 "$(grep -cE '^ *(not )?ok ' "$out")"
+	check "kunit.sh: kernel messages left out" 0 "$(grep -c 'channel released' "$out")"
+	grep -Ev '^\[[ 0-9.]+\] (KTAP version 1|1\.\.2)$' "$TMP/kunit-kmsg.log" \
+		>"$TMP/kunit-kmsg-nohdr.log"
+	ktap "$k" "$TMP/kunit-kmsg-nohdr.log" >"$out" 2>&1
+	check "kunit.sh: header added when missing" "KTAP version 1 1..2" \
+		"$(head -n 2 "$out" | tr '\n' ' ' | sed 's/ $//')"
+}
+
 echo "checking $LIB"
+run_ktap
 run_boot "early ok" 2 0 1
 run_boot "early early" 2 1 1
 run_boot "late ok" 1 1 0

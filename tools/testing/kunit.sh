@@ -66,15 +66,7 @@ run_debug() {
 		rc=1
 		return
 	fi
-	# A module's suites come without the top-level KTAP header of a boot:
-	# add it; keep only the KTAP lines of the log, without time stamps.
-	sed -E 's/^\[[ 0-9.]+\] //' "$vm/out/kunit.log" |
-		grep -E '^ *(KTAP version|# |1\.\.|ok |not ok )' >"$OUT/ktap.body" || true
-	{
-		echo "KTAP version 1"
-		echo "1..$(grep -cE '^(not )?ok ' "$OUT/ktap.body")"
-		cat "$OUT/ktap.body"
-	} >"$OUT/ktap"
+	ktap_from_kmsg "$vm/out/kunit.log" >"$OUT/ktap"
 	python3 "$dir/src/tools/testing/kunit/kunit.py" parse --json="$OUT/results.json" \
 		"$OUT/ktap" >"$OUT/kunit.log" 2>&1 || rc=$?
 	# kept for a look after the run
@@ -82,6 +74,28 @@ run_debug() {
 	cp "$vm/out/kunit.log" "$vm/out/kunit-dmesg.log" "$KDIR_UML/" 2>/dev/null || true
 	log=$KDIR_UML/kunit-dmesg.log
 }
+
+# ktap_from_kmsg LOG: the KTAP of a module's KUnit run from its kernel log
+# LOG (dmesg lines with time stamps), on stdout: only the KTAP lines,
+# without time stamps. 6.12's KUnit prints the top-level header ("KTAP
+# version 1", "1..N") for a module's suites too (kunit_exec_run_tests()); a
+# second one would make kunit.py take the suites for one nested test and
+# fail. Only a log without it gets one.
+ktap_from_kmsg() {
+	local body
+	body=$(sed -E 's/^\[[ 0-9.]+\] //' "$1" |
+		grep -E '^ *(KTAP version|# |1\.\.|ok |not ok )') || true
+	if ! grep -q '^KTAP version' <<<"$body"; then
+		echo "KTAP version 1"
+		echo "1..$(grep -cE '^(not )?ok ' <<<"$body")"
+	fi
+	printf '%s\n' "$body"
+}
+
+# KUNIT_SH_LIB=1: define the functions only (harness-selftest.sh).
+if [[ ${KUNIT_SH_LIB:-0} == 1 ]]; then
+	return 0
+fi
 
 OUT=$(mktemp -d "${TMPDIR:-/tmp}/ib_srpt-kunit.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
