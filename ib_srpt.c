@@ -4948,8 +4948,8 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 				 struct rdma_cm_event *event)
 {
-	const struct srp_login_req_rdma *rdma = event->param.conn.private_data;
 	struct sockaddr *sa = (struct sockaddr *)&cm_id->route.addr.dst_addr;
+	struct srp_login_req_rdma rdma = {};
 	struct srpt_device *sdev;
 	struct srp_login_req req = {};
 	char src[40];
@@ -4966,19 +4966,24 @@ static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 		snprintf(src, sizeof(src), "%pI4",
 			 &((struct sockaddr_in *)sa)->sin_addr);
 
-	if (!rdma || event->param.conn.private_data_len < sizeof(*rdma)) {
-		pr_info_ratelimited("login from %s rejected: %u bytes of private data\n",
-				    src, event->param.conn.private_data_len);
-		return -EINVAL;
-	}
-	req.opcode = rdma->opcode;
-	req.tag = rdma->tag;
-	req.req_it_iu_len = rdma->req_it_iu_len;
-	req.req_buf_fmt = rdma->req_buf_fmt;
-	req.req_flags = rdma->req_flags;
-	req.imm_data_offset = rdma->imm_data_offset;
-	memcpy(req.initiator_port_id, rdma->initiator_port_id, 16);
-	memcpy(req.target_port_id, rdma->target_port_id, 16);
+	/*
+	 * InfiniBand's CM zero-fills the private data to its full size,
+	 * iWARP's MPA delivers only the bytes the initiator sent: a short
+	 * login request is read as zero-filled on every transport, so that
+	 * it gets the same answer (an SRP_LOGIN_REJ with a reason) on all.
+	 */
+	if (event->param.conn.private_data)
+		memcpy(&rdma, event->param.conn.private_data,
+		       min_t(size_t, event->param.conn.private_data_len,
+			     sizeof(rdma)));
+	req.opcode = rdma.opcode;
+	req.tag = rdma.tag;
+	req.req_it_iu_len = rdma.req_it_iu_len;
+	req.req_buf_fmt = rdma.req_buf_fmt;
+	req.req_flags = rdma.req_flags;
+	req.imm_data_offset = rdma.imm_data_offset;
+	memcpy(req.initiator_port_id, rdma.initiator_port_id, 16);
+	memcpy(req.target_port_id, rdma.target_port_id, 16);
 
 	mutex_lock(&srpt_dev_mutex);
 	list_for_each_entry(sdev, &srpt_dev_list, list) {
