@@ -1808,6 +1808,35 @@ static int srpt_alloc_cq(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_ch_rdma_ctxs() - RDMA contexts, and so memory regions, of a channel
+ * @ch: SRPT RDMA channel with rq_size set
+ *
+ * On iWARP every RDMA READ, so every write command, registers its buffer:
+ * rdma_rw takes one memory region per page list (at most 256 pages, its own
+ * limit) of each descriptor's slice from the QP's pool, whose size is
+ * max_rdma_ctxs. Besides one per credit the pool holds what the largest
+ * command that the send queue admits (SRPT_MAX_DESCS descriptors,
+ * SRPT_MAX_DATA_LEN bytes; see srpt_ch_sq_size()) needs: with fewer, such a
+ * command could never get its regions and would get TASK SET FULL on
+ * every retry. Elsewhere rdma_rw registers memory only for some adapters'
+ * long RDMA READ lists (max_sgl_rd) or when forced for debugging; those
+ * keep one context per credit.
+ *
+ * Return: the value for ib_qp_init_attr.cap.max_rdma_ctxs.
+ */
+static u32 srpt_ch_rdma_ctxs(const struct srpt_rdma_ch *ch)
+{
+	struct ib_device *dev = ch->sport->sdev->device;
+	u32 pages = min(dev->attrs.max_fast_reg_page_list_len, 256U);
+
+	if (!rdma_protocol_iwarp(dev, ch->sport->port) || !pages)
+		return ch->rq_size;
+	return ch->rq_size + SRPT_MAX_DESCS +
+		DIV_ROUND_UP(SRPT_MAX_DATA_LEN / PAGE_SIZE + 2 * SRPT_MAX_DESCS,
+			     pages);
+}
+
+/**
  * srpt_create_qp() - create the queue pair of a channel
  * @ch: SRPT RDMA channel with its CQ
  *
@@ -1827,7 +1856,7 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
 	init.qp_type = IB_QPT_RC;
 	init.port_num = ch->sport->port;
 	init.cap.max_send_wr = ch->sq_size;
-	init.cap.max_rdma_ctxs = ch->rq_size;
+	init.cap.max_rdma_ctxs = srpt_ch_rdma_ctxs(ch);
 	init.cap.max_send_sge = min_t(u32, sdev->device->attrs.max_send_sge,
 				      SRPT_MAX_SEND_SGE);
 	init.cap.max_recv_sge = 1;
