@@ -99,6 +99,18 @@ export TPG=$SRPT_TPG
 USE_SRQ=0
 [[ $MODE == srq ]] && USE_SRQ=1
 export USE_SRQ
+# What differs on soft-iWARP (SRPT_TEST_RDMA=siw), for the case table:
+# iWARP has no RNR retry, so a send to an initiator without receives ends
+# the connection (flow-no-receives); and this userspace initiator cannot
+# open 64 connections on siw (at the 49th its PD/CQ allocation fails,
+# "Resource temporarily unavailable", before that login is sent; the
+# cause, on the initiator's side, is not analysed), so the cases that need
+# 64 channels are left out there.
+if [[ $SOFT_RDMA_TYPE == siw ]]; then
+	export NO_RECV_OUTCOME="disconnect || dead" MANY_CONNS=
+else
+	export NO_RECV_OUTCOME=none MANY_CONNS=1
+fi
 guid=$(srpt_guid)
 log "target port $SRPT_WWN, service GUID $guid, receive mode $MODE"
 dmesg_start=$(dmesg | wc -l)
