@@ -15,8 +15,10 @@ FILTER=${SRPT_TEST_KUNIT_FILTER:-}
 P=/sys/module/kunit/parameters
 
 echo "ib_srpt-kunit: START" >/dev/kmsg
+# Without a newline: a string parameter keeps it, and "ib_srpt*\n" matches
+# no suite (the module then runs no test at all).
 if [[ -n $FILTER ]]; then
-	echo "$FILTER" >"$P/filter_glob" || { echo "cannot set kunit.filter_glob" >&2; exit 1; }
+	printf '%s' "$FILTER" >"$P/filter_glob" || { echo "cannot set kunit.filter_glob" >&2; exit 1; }
 fi
 [[ -d /sys/kernel/debug/kunit ]] || { echo "the kernel has no KUnit (debugfs kunit/ missing)" >&2; exit 1; }
 t0=$SECONDS
