@@ -3965,6 +3965,38 @@ static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx, sense_reason_t reason)
 }
 
 /**
+ * srpt_pr_refused() - refuse persistent reservations of a nexus without ID
+ * @ch: SRPT RDMA channel
+ * @cdb: the command's CDB
+ *
+ * LIO names every registrant of a persistent reservation with an SRP
+ * TransportID that it decodes from the hex digits of the nexus's ACL name
+ * (srp_get_pr_transport_id()). A nexus whose ACL is named by an IP address
+ * or a GUID, as every demo-mode nexus is, has none: READ FULL STATUS would
+ * end its list at that registrant, hiding it and all registrants after it,
+ * and all initiator ports that log in from that address would share one
+ * registration, so a reservation would not fence them from each other.
+ * PERSISTENT RESERVE IN and OUT from such a nexus are answered as an
+ * unsupported command instead, so that cluster software stops at once with
+ * a clear error rather than fencing the wrong ports.
+ *
+ * Return: true when @cdb must be refused.
+ */
+static bool srpt_pr_refused(struct srpt_rdma_ch *ch, const u8 *cdb)
+{
+	const char *name = ch->sess->se_node_acl->initiatorname;
+	u8 id[16];
+
+	if (cdb[0] != PERSISTENT_RESERVE_IN && cdb[0] != PERSISTENT_RESERVE_OUT)
+		return false;
+	if (!srpt_parse_i_port_id(id, name))
+		return false;
+	pr_warn_ratelimited("%s: PERSISTENT RESERVE %s refused: an ACL not named by an initiator port ID has no SRP TransportID; clusters need ACLs named 0x<32 hex digits> (targetcli: ib.<32 hex digits>)\n",
+			    name, cdb[0] == PERSISTENT_RESERVE_IN ? "IN" : "OUT");
+	return true;
+}
+
+/**
  * srpt_take_cmd() - take everything a command needs out of its SRP_CMD
  * @ch: SRPT RDMA channel
  * @recv_ioctx: receive I/O context holding the IU
@@ -4004,6 +4036,8 @@ static sense_reason_t srpt_take_cmd(struct srpt_rdma_ch *ch,
 			 ch->sess_name, ioctx->tag, cdb[0]);
 		return TCM_INVALID_FIELD_IN_COMMAND_IU;
 	}
+	if (srpt_pr_refused(ch, cdb))
+		return TCM_UNSUPPORTED_SCSI_OPCODE;
 	return TCM_NO_SENSE;
 }
 
@@ -4014,9 +4048,11 @@ static sense_reason_t srpt_take_cmd(struct srpt_rdma_ch *ch,
  * @send_ioctx: send I/O context for the command
  *
  * A malformed command is answered with CHECK CONDITION, ILLEGAL REQUEST,
- * INVALID FIELD IN COMMAND INFORMATION UNIT. The receive buffer is given
- * back exactly once: right after the IU was copied, or, with immediate
- * data used in place, by whoever releases the command.
+ * INVALID FIELD IN COMMAND INFORMATION UNIT; a persistent reservation from
+ * a nexus without a TransportID with INVALID COMMAND OPERATION CODE
+ * (srpt_pr_refused()). The receive buffer is given back exactly once:
+ * right after the IU was copied, or, with immediate data used in place, by
+ * whoever releases the command.
  *
  * LIO parses the CDB first (target_submit_prep() without a buffer); the
  * data buffer is allocated afterwards for the length the CDB transfers

@@ -1182,6 +1182,85 @@ static void srpt_test_acl_invalid(struct kunit *test)
 	expect_acl(test, "0x00112233445566778899aabbccddeeff00", -EINVAL);
 }
 
+/* ---- persistent reservations by ACL name: srpt_pr_refused() ---- */
+
+/* Whether a command with opcode @op from a nexus of ACL @name is refused. */
+static bool pr_refused(struct kunit *test, const char *name, u8 op)
+{
+	struct se_node_acl *acl = kunit_kzalloc(test, sizeof(*acl),
+						GFP_KERNEL);
+	struct se_session *sess = kunit_kzalloc(test, sizeof(*sess),
+						GFP_KERNEL);
+	struct srpt_rdma_ch *ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
+	u8 cdb[16] = { op };
+
+	KUNIT_ASSERT_NOT_NULL(test, acl);
+	KUNIT_ASSERT_NOT_NULL(test, sess);
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	strscpy(acl->initiatorname, name, sizeof(acl->initiatorname));
+	sess->se_node_acl = acl;
+	ch->sess = sess;
+	return srpt_pr_refused(ch, cdb);
+}
+
+/* LIO makes a TransportID of a port-ID name, with or without "0x". */
+static void srpt_test_pr_port_id_acl(struct kunit *test)
+{
+	static const char * const names[] = {
+		"0x00112233445566778899aabbccddeeff",
+		"00112233445566778899aabbccddeeff",
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		KUNIT_EXPECT_FALSE_MSG(test,
+				       pr_refused(test, names[i],
+						  PERSISTENT_RESERVE_OUT),
+				       "%s", names[i]);
+		KUNIT_EXPECT_FALSE_MSG(test,
+				       pr_refused(test, names[i],
+						  PERSISTENT_RESERVE_IN),
+				       "%s", names[i]);
+	}
+}
+
+/* Address and GUID names have no TransportID: PR IN and OUT are refused. */
+static void srpt_test_pr_address_acl(struct kunit *test)
+{
+	static const char * const names[] = {
+		"192.168.122.76",
+		"fe80:0000:0000:0000:5054:00ff:fe12:3456",
+		"0002:c903:00a1:b2c3",
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      pr_refused(test, names[i],
+						 PERSISTENT_RESERVE_OUT),
+				      "%s", names[i]);
+		KUNIT_EXPECT_TRUE_MSG(test,
+				      pr_refused(test, names[i],
+						 PERSISTENT_RESERVE_IN),
+				      "%s", names[i]);
+	}
+}
+
+/* Only persistent reservations are refused, whatever the ACL's name. */
+static void srpt_test_pr_other_commands(struct kunit *test)
+{
+	static const u8 ops[] = {
+		READ_10, WRITE_10, INQUIRY, RESERVE, RELEASE, REPORT_LUNS,
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		KUNIT_EXPECT_FALSE_MSG(test,
+				       pr_refused(test, "192.168.122.76",
+						  ops[i]),
+				       "opcode %#x", ops[i]);
+}
+
 /* ---- WWN names: srpt_format_guid_name() / srpt_format_gid_name() ---- */
 
 static const union ib_gid test_gid = {
@@ -2899,6 +2978,9 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_acl_canonical),
 	KUNIT_CASE(srpt_test_acl_init_normalises),
 	KUNIT_CASE(srpt_test_acl_init_duplicate),
+	KUNIT_CASE(srpt_test_pr_port_id_acl),
+	KUNIT_CASE(srpt_test_pr_address_acl),
+	KUNIT_CASE(srpt_test_pr_other_commands),
 	KUNIT_CASE(srpt_test_format_guid_name),
 	KUNIT_CASE(srpt_test_format_gid_name),
 	KUNIT_CASE(srpt_test_format_names_exact_size),
