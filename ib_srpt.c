@@ -1243,9 +1243,6 @@ static void srpt_get_class_port_info(struct ib_dm_mad *mad)
 {
 	struct ib_class_port_info *cpi = (struct ib_class_port_info *)mad->data;
 
-	BUILD_BUG_ON(sizeof(*cpi) != 72);
-	BUILD_BUG_ON(sizeof(*cpi) > sizeof(mad->data));
-
 	memset(mad->data, 0, sizeof(mad->data));
 	cpi->base_version = IB_MGMT_BASE_VERSION;
 	cpi->class_version = IB_MGMT_BASE_VERSION;
@@ -1263,10 +1260,6 @@ static void srpt_get_class_port_info(struct ib_dm_mad *mad)
 static void srpt_get_iou(struct ib_dm_mad *mad)
 {
 	struct ib_dm_iou_info *iou = (struct ib_dm_iou_info *)mad->data;
-
-	BUILD_BUG_ON(sizeof(*iou) != 132);
-	BUILD_BUG_ON(offsetof(struct ib_dm_iou_info, controller_list) != 4);
-	BUILD_BUG_ON(sizeof(*iou) > sizeof(mad->data));
 
 	memset(mad->data, 0, sizeof(mad->data));
 	iou->change_id = cpu_to_be16(1);
@@ -1296,21 +1289,6 @@ static void srpt_get_ioc(struct srpt_port *sport, u32 slot,
 	const struct ib_device_attr *attrs = &sport->sdev->device->attrs;
 	struct ib_dm_ioc_profile *iocp = (struct ib_dm_ioc_profile *)mad->data;
 	u32 sq_depth;
-
-	BUILD_BUG_ON(sizeof(*iocp) != 128);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, vendor_id) != 8);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, device_version) != 16);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, subsys_vendor_id) != 20);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, io_class) != 28);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, protocol_version) != 34);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, send_queue_depth) != 40);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, rdma_read_depth) != 43);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, send_size) != 44);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, rdma_size) != 48);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, op_cap_mask) != 52);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, num_svc_entries) != 54);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, id_string) != 64);
-	BUILD_BUG_ON(sizeof(*iocp) > sizeof(mad->data));
 
 	memset(mad->data, 0, sizeof(mad->data));
 
@@ -1370,11 +1348,6 @@ static void srpt_get_svc_entries(u64 ioc_guid, u16 slot, u8 hi, u8 lo,
 	struct ib_dm_svc_entries *svc = (struct ib_dm_svc_entries *)mad->data;
 	const unsigned int num_entries = 1;
 	unsigned int i;
-
-	BUILD_BUG_ON(sizeof(struct ib_dm_svc_entry) != 48);
-	BUILD_BUG_ON(offsetof(struct ib_dm_svc_entry, id) != 40);
-	BUILD_BUG_ON(sizeof(*svc) != 192);
-	BUILD_BUG_ON(sizeof(*svc) > sizeof(mad->data));
 
 	memset(mad->data, 0, sizeof(mad->data));
 
@@ -1458,11 +1431,6 @@ static bool srpt_mad_build_reply(struct srpt_port *sport,
 				 struct ib_dm_mad *rsp_mad)
 {
 	const struct ib_mad_hdr *hdr = &rq_mad->mad_hdr;
-
-	BUILD_BUG_ON(sizeof(struct ib_dm_mad) != sizeof(struct ib_mad));
-	BUILD_BUG_ON(offsetof(struct ib_dm_mad, data) != IB_MGMT_DEVICE_HDR);
-	BUILD_BUG_ON(sizeof_field(struct ib_dm_mad, data) !=
-		     IB_MGMT_DEVICE_DATA);
 
 	if (hdr->base_version != IB_MGMT_BASE_VERSION ||
 	    hdr->mgmt_class != IB_MGMT_CLASS_DEVICE_MGMT ||

@@ -9,6 +9,8 @@
 #ifndef IB_SRPT_H
 #define IB_SRPT_H
 
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -74,6 +76,11 @@ struct ib_dm_mad {
 	u8 data[IB_MGMT_DEVICE_DATA];
 };
 
+static_assert(sizeof(struct ib_dm_mad) == sizeof(struct ib_mad));
+static_assert(offsetof(struct ib_dm_mad, data) == IB_MGMT_DEVICE_HDR);
+static_assert(sizeof_field(struct ib_dm_mad, data) == IB_MGMT_DEVICE_DATA);
+static_assert(sizeof(struct ib_class_port_info) == 72);
+
 /**
  * struct ib_dm_iou_info - IOUnitInfo attribute
  * @change_id: incremented when the controller list changes
@@ -87,6 +94,9 @@ struct ib_dm_iou_info {
 	u8 op_rom;
 	u8 controller_list[128];
 };
+
+static_assert(sizeof(struct ib_dm_iou_info) == 132);
+static_assert(offsetof(struct ib_dm_iou_info, controller_list) == 4);
 
 /**
  * struct ib_dm_ioc_profile - IOControllerProfile attribute
@@ -138,6 +148,20 @@ struct ib_dm_ioc_profile {
 	u8 id_string[64];
 };
 
+static_assert(sizeof(struct ib_dm_ioc_profile) == 128);
+static_assert(offsetof(struct ib_dm_ioc_profile, vendor_id) == 8);
+static_assert(offsetof(struct ib_dm_ioc_profile, device_version) == 16);
+static_assert(offsetof(struct ib_dm_ioc_profile, subsys_vendor_id) == 20);
+static_assert(offsetof(struct ib_dm_ioc_profile, io_class) == 28);
+static_assert(offsetof(struct ib_dm_ioc_profile, protocol_version) == 34);
+static_assert(offsetof(struct ib_dm_ioc_profile, send_queue_depth) == 40);
+static_assert(offsetof(struct ib_dm_ioc_profile, rdma_read_depth) == 43);
+static_assert(offsetof(struct ib_dm_ioc_profile, send_size) == 44);
+static_assert(offsetof(struct ib_dm_ioc_profile, rdma_size) == 48);
+static_assert(offsetof(struct ib_dm_ioc_profile, op_cap_mask) == 52);
+static_assert(offsetof(struct ib_dm_ioc_profile, num_svc_entries) == 54);
+static_assert(offsetof(struct ib_dm_ioc_profile, id_string) == 64);
+
 /**
  * struct ib_dm_svc_entry - one service entry
  * @name: service name, NUL padded
@@ -148,6 +172,9 @@ struct ib_dm_svc_entry {
 	__be64 id;
 };
 
+static_assert(sizeof(struct ib_dm_svc_entry) == 48);
+static_assert(offsetof(struct ib_dm_svc_entry, id) == 40);
+
 /**
  * struct ib_dm_svc_entries - ServiceEntries attribute
  * @service_entries: up to four entries
@@ -155,6 +182,9 @@ struct ib_dm_svc_entry {
 struct ib_dm_svc_entries {
 	struct ib_dm_svc_entry service_entries[SRPT_SVC_ENTRIES_PER_MAD];
 };
+
+static_assert(sizeof(struct ib_dm_svc_entries) == 192);
+static_assert(sizeof(struct ib_dm_svc_entries) <= IB_MGMT_DEVICE_DATA);
 
 /* Limits. */
 enum {

@@ -207,23 +207,6 @@ static const u8 expected_svc_entry[48] = {
 	[40] = 0x00, 0x02, 0xc9, 0x03, 0x00, 0xa1, 0xb2, 0xc3,
 };
 
-/* ---- wire layout of the device-management structures ---- */
-
-static void srpt_test_dm_layout(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_mad), 256);
-	KUNIT_EXPECT_EQ(test, offsetof(struct ib_dm_mad, data), 64);
-	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_iou_info), 132);
-	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_ioc_profile), 128);
-	KUNIT_EXPECT_EQ(test, offsetof(struct ib_dm_ioc_profile, send_size),
-			44);
-	KUNIT_EXPECT_EQ(test, offsetof(struct ib_dm_ioc_profile, id_string),
-			64);
-	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_svc_entry), 48);
-	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_svc_entries), 192);
-	KUNIT_EXPECT_EQ(test, sizeof(struct ib_class_port_info), 72);
-}
-
 /* ---- ClassPortInfo ---- */
 
 static void srpt_test_class_port_info(struct kunit *test)
@@ -1649,15 +1632,11 @@ static int parse(struct kunit *test, const struct cmd_image *img,
 				   info);
 }
 
-static void srpt_test_cmd_layout(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, CMD_HDR, 48);
-	KUNIT_EXPECT_EQ(test, IND_HDR, 20);
-	KUNIT_EXPECT_EQ(test, DESC, 16);
-	KUNIT_EXPECT_EQ(test, offsetof(struct srp_cmd, add_data), 48);
-	KUNIT_EXPECT_EQ(test, offsetof(struct srp_indirect_buf, desc_list), 20);
-	KUNIT_EXPECT_EQ(test, sizeof(struct srp_imm_buf), 4);
-}
+/* The SRP sizes the images above are built with. */
+static_assert(CMD_HDR == 48 && offsetof(struct srp_cmd, add_data) == 48);
+static_assert(IND_HDR == 20 &&
+	      offsetof(struct srp_indirect_buf, desc_list) == 20);
+static_assert(DESC == 16 && sizeof(struct srp_imm_buf) == 4);
 
 static void srpt_test_cmd_no_data(struct kunit *test)
 {
@@ -2904,7 +2883,6 @@ static void srpt_test_show_whole_blocks(struct kunit *test)
 }
 
 static struct kunit_case srpt_test_cases[] = {
-	KUNIT_CASE(srpt_test_dm_layout),
 	KUNIT_CASE(srpt_test_class_port_info),
 	KUNIT_CASE(srpt_test_class_port_info_reply),
 	KUNIT_CASE(srpt_test_class_port_info_resp_time),
@@ -3001,7 +2979,6 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_login_rej_text),
 	KUNIT_CASE(srpt_test_login_port_num),
 	KUNIT_CASE(srpt_test_login_rsp_iu_lens),
-	KUNIT_CASE(srpt_test_cmd_layout),
 	KUNIT_CASE(srpt_test_cmd_no_data),
 	KUNIT_CASE(srpt_test_cmd_header_truncated),
 	KUNIT_CASE(srpt_test_cmd_direct_out),
