@@ -2455,7 +2455,6 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	ch->state = CH_CONNECTING;
 	strscpy(ch->sess_name, src_addr, sizeof(ch->sess_name));
 	strscpy(ch->peer, src_addr, sizeof(ch->peer));
-	memcpy(ch->t_port_id, req->target_port_id, 16);
 
 	srpt_ch_set_iu_lens(ch, req);
 	ch->max_rsp_size = sport->port_attrib.srp_max_rsp_size;
@@ -6311,8 +6310,9 @@ static const struct target_core_fabric_ops srpt_template = {
  * srpt_refresh_port() - configure a HCA port
  * @sport: SRPT HCA port
  *
- * Reads the port's LIDs and the GID at index 0, from which both port names
- * are formed, and registers the device-management MAD agent.
+ * Queries the port (a port that cannot answer is not ready yet), reads
+ * the GID at index 0, from which both port names are formed, and registers
+ * the device-management MAD agent.
  *
  * Return: 0 or a negative error code from the port query.
  */
@@ -6326,14 +6326,11 @@ static int srpt_refresh_port(struct srpt_port *sport)
 	ret = ib_query_port(device, sport->port, &attr);
 	if (ret)
 		return ret;
-	sport->sm_lid = attr.sm_lid;
-	sport->lid = attr.lid;
 	ret = rdma_query_gid(device, sport->port, 0, &gid);
 	if (ret)
 		return ret;
 
 	mutex_lock(&srpt_dev_mutex);
-	sport->gid = gid;
 	srpt_format_guid_name(sport->guid_name, sizeof(sport->guid_name),
 			      &gid);
 	srpt_format_gid_name(sport->gid_name, sizeof(sport->gid_name), &gid);
@@ -6451,7 +6448,6 @@ static int srpt_enable_srq(struct srpt_device *sdev)
 		if (ret)
 			goto destroy_srq;
 	}
-	sdev->use_srq = true;
 	pr_info("%s: SRQ of %d entries\n", dev_name(&sdev->device->dev),
 		sdev->srq_size);
 	goto unlock;
@@ -6487,7 +6483,6 @@ static void srpt_free_srq(struct srpt_device *sdev)
 	sdev->srq = NULL;
 	sdev->ioctx_ring = NULL;
 	sdev->req_buf_cache = NULL;
-	sdev->use_srq = false;
 }
 
 /**

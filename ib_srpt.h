@@ -447,7 +447,6 @@ struct srpt_ch_stats {
  * @sess: LIO session
  * @sess_name: name the ACL was found under
  * @release_work: frees the channel once drained
- * @t_port_id: target port ID of the login
  * @nacl: ACL of @sess, only compared, never dereferenced; set with @stpg
  * @cid: number of the channel in its nexus, for the ACL's info attribute
  * @login_time: wall-clock seconds of the login
@@ -496,7 +495,6 @@ struct srpt_rdma_ch {
 	struct se_session *sess;
 	char sess_name[40];
 	struct work_struct release_work;
-	u8 t_port_id[16];
 	const struct se_node_acl *nacl;
 	u32 cid;
 	time64_t login_time;
@@ -590,9 +588,6 @@ struct port_and_port_id {
  * @mad_agent: device-management MAD agent, or NULL
  * @enabled: at least one TPG of the port is enabled
  * @port: port number
- * @sm_lid: subnet manager LID
- * @lid: port LID
- * @gid: GID at index 0
  * @work: port refresh after an event
  * @guid_name: GUID form of the port name
  * @gid_name: GID form of the port name
@@ -613,9 +608,6 @@ struct srpt_port {
 	struct ib_mad_agent *mad_agent;
 	bool enabled;
 	u32 port;
-	u32 sm_lid;
-	u32 lid;
-	union ib_gid gid;
 	struct work_struct work;
 	char guid_name[SRPT_PORT_NAME_LEN];
 	char gid_name[SRPT_PORT_NAME_LEN];
@@ -640,7 +632,6 @@ struct srpt_port {
  * @cm_id: IB/CM listener, or NULL
  * @srq_size: SRQ size
  * @sdev_mutex: serialises SRQ enable/disable
- * @use_srq: whether @srq is in use
  * @req_buf_cache: slab of SRQ receive buffers
  * @ioctx_ring: SRQ receive contexts
  * @buf_bytes: bytes of data buffers the device's commands hold
@@ -661,7 +652,6 @@ struct srpt_device {
 	struct ib_cm_id *cm_id;
 	int srq_size;
 	struct mutex sdev_mutex;	/* see above */
-	bool use_srq;
 	struct kmem_cache *req_buf_cache;
 	struct srpt_recv_ioctx **ioctx_ring;
 	atomic64_t buf_bytes;
