@@ -32,6 +32,7 @@
 #include <net/ipv6.h>
 #include <scsi/scsi_proto.h>
 #include <scsi/scsi_common.h>
+#include <target/target_core_backend.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 #include "ib_srpt.h"
@@ -3932,9 +3933,10 @@ static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx, sense_reason_t reason)
 }
 
 /**
- * srpt_pr_refused() - refuse persistent reservations of a nexus without ID
+ * srpt_pr_refused() - whether a persistent reservation comes from a nexus
+ *	without a TransportID
  * @ch: SRPT RDMA channel
- * @cdb: the command's CDB
+ * @cmd: the command, parsed by LIO (target_submit_prep())
  *
  * LIO names every registrant of a persistent reservation with an SRP
  * TransportID that it decodes from the hex digits of the nexus's ACL name
@@ -3943,23 +3945,31 @@ static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx, sense_reason_t reason)
  * end its list at that registrant, hiding it and all registrants after it,
  * and all initiator ports that log in from that address would share one
  * registration, so a reservation would not fence them from each other.
- * PERSISTENT RESERVE IN and OUT from such a nexus are answered as an
- * unsupported command instead, so that cluster software stops at once with
- * a clear error rather than fencing the wrong ports.
+ * PERSISTENT RESERVE IN and OUT from such a nexus are therefore answered as
+ * an unsupported command, so that cluster software stops at once with a
+ * clear error rather than fencing the wrong ports; a rate-limited warning
+ * tells the administrator why. A backstore that handles persistent
+ * reservations itself (pass-through) needs no TransportID from LIO and is
+ * left alone.
  *
- * Return: true when @cdb must be refused.
+ * Return: true when @cmd must be answered with INVALID COMMAND OPERATION
+ * CODE.
  */
-static bool srpt_pr_refused(struct srpt_rdma_ch *ch, const u8 *cdb)
+static bool srpt_pr_refused(struct srpt_rdma_ch *ch, struct se_cmd *cmd)
 {
-	const char *name = ch->sess->se_node_acl->initiatorname;
+	u8 op = cmd->t_task_cdb[0];
+	const char *name;
 	u8 id[16];
 
-	if (cdb[0] != PERSISTENT_RESERVE_IN && cdb[0] != PERSISTENT_RESERVE_OUT)
+	if (op != PERSISTENT_RESERVE_IN && op != PERSISTENT_RESERVE_OUT)
 		return false;
+	if (cmd->se_dev->transport_flags & TRANSPORT_FLAG_PASSTHROUGH_PGR)
+		return false;
+	name = ch->sess->se_node_acl->initiatorname;
 	if (!srpt_parse_i_port_id(id, name))
 		return false;
 	pr_warn_ratelimited("%s: PERSISTENT RESERVE %s refused: an ACL not named by an initiator port ID has no SRP TransportID; clusters need ACLs named 0x<32 hex digits> (targetcli: ib.<32 hex digits>)\n",
-			    name, cdb[0] == PERSISTENT_RESERVE_IN ? "IN" : "OUT");
+			    name, op == PERSISTENT_RESERVE_IN ? "IN" : "OUT");
 	return true;
 }
 
@@ -4003,8 +4013,6 @@ static sense_reason_t srpt_take_cmd(struct srpt_rdma_ch *ch,
 			 ch->sess_name, ioctx->tag, cdb[0]);
 		return TCM_INVALID_FIELD_IN_COMMAND_IU;
 	}
-	if (srpt_pr_refused(ch, cdb))
-		return TCM_UNSUPPORTED_SCSI_OPCODE;
 	return TCM_NO_SENSE;
 }
 
@@ -4077,10 +4085,12 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 	if (target_submit_prep(cmd, cdb, sg, sg_cnt, NULL, 0, NULL, 0,
 			       GFP_KERNEL))
 		return;
+	if (srpt_pr_refused(ch, cmd))
+		reason = TCM_UNSUPPORTED_SCSI_OPCODE;
 	/* The CDB asks for data but no buffer came with it. */
-	if (send_ioctx->dir == DMA_NONE &&
-	    (cmd->se_cmd_flags & SCF_OVERFLOW_BIT) &&
-	    srpt_cdb_data_dir(cmd->t_task_cdb) != DMA_NONE)
+	else if (send_ioctx->dir == DMA_NONE &&
+		 (cmd->se_cmd_flags & SCF_OVERFLOW_BIT) &&
+		 srpt_cdb_data_dir(cmd->t_task_cdb) != DMA_NONE)
 		reason = TCM_INVALID_FIELD_IN_COMMAND_IU;
 	else
 		reason = srpt_alloc_data_buf(send_ioctx);

@@ -1167,23 +1167,43 @@ static void srpt_test_acl_invalid(struct kunit *test)
 
 /* ---- persistent reservations by ACL name: srpt_pr_refused() ---- */
 
-/* Whether a command with opcode @op from a nexus of ACL @name is refused. */
-static bool pr_refused(struct kunit *test, const char *name, u8 op)
+/*
+ * Whether a command with opcode @op from a nexus of ACL @name to a device
+ * with @flags (its transport_flags) is refused.
+ */
+static bool refused(struct kunit *test, const char *name, u8 op, u8 flags)
 {
 	struct se_node_acl *acl = kunit_kzalloc(test, sizeof(*acl),
 						GFP_KERNEL);
 	struct se_session *sess = kunit_kzalloc(test, sizeof(*sess),
 						GFP_KERNEL);
 	struct srpt_rdma_ch *ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
-	u8 cdb[16] = { op };
+	struct se_device *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	struct se_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, acl);
 	KUNIT_ASSERT_NOT_NULL(test, sess);
 	KUNIT_ASSERT_NOT_NULL(test, ch);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
 	strscpy(acl->initiatorname, name, sizeof(acl->initiatorname));
 	sess->se_node_acl = acl;
 	ch->sess = sess;
-	return srpt_pr_refused(ch, cdb);
+	dev->transport_flags = flags;
+	cmd->se_dev = dev;
+	cmd->t_task_cdb = cmd->__t_task_cdb;
+	cmd->t_task_cdb[0] = op;
+	return srpt_pr_refused(ch, cmd);
+}
+
+/* Whether PR IN and PR OUT from ACL @name are refused (both the same). */
+static bool pr_in_out_refused(struct kunit *test, const char *name)
+{
+	bool out = refused(test, name, PERSISTENT_RESERVE_OUT, 0);
+
+	KUNIT_EXPECT_EQ_MSG(test, refused(test, name, PERSISTENT_RESERVE_IN, 0),
+			    out, "%s", name);
+	return out;
 }
 
 /* LIO makes a TransportID of a port-ID name, with or without "0x". */
@@ -1192,41 +1212,36 @@ static void srpt_test_pr_port_id_acl(struct kunit *test)
 	static const char * const names[] = {
 		"0x00112233445566778899aabbccddeeff",
 		"00112233445566778899aabbccddeeff",
+		"0X00112233445566778899AABBCCDDEEFF",
+		"0x0002c90300a1b2c3",
 	};
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		KUNIT_EXPECT_FALSE_MSG(test,
-				       pr_refused(test, names[i],
-						  PERSISTENT_RESERVE_OUT),
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		KUNIT_EXPECT_FALSE_MSG(test, pr_in_out_refused(test, names[i]),
 				       "%s", names[i]);
-		KUNIT_EXPECT_FALSE_MSG(test,
-				       pr_refused(test, names[i],
-						  PERSISTENT_RESERVE_IN),
-				       "%s", names[i]);
-	}
 }
 
-/* Address and GUID names have no TransportID: PR IN and OUT are refused. */
+/*
+ * Address and GUID names have no TransportID, nor have names LIO cannot
+ * decode (odd length, more than 32 digits, no digits): PR IN and OUT are
+ * refused.
+ */
 static void srpt_test_pr_address_acl(struct kunit *test)
 {
 	static const char * const names[] = {
 		"192.168.122.76",
 		"fe80:0000:0000:0000:5054:00ff:fe12:3456",
 		"0002:c903:00a1:b2c3",
+		"0x123",
+		"0x00112233445566778899aabbccddeeff00",
+		"0x",
 	};
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		KUNIT_EXPECT_TRUE_MSG(test,
-				      pr_refused(test, names[i],
-						 PERSISTENT_RESERVE_OUT),
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		KUNIT_EXPECT_TRUE_MSG(test, pr_in_out_refused(test, names[i]),
 				      "%s", names[i]);
-		KUNIT_EXPECT_TRUE_MSG(test,
-				      pr_refused(test, names[i],
-						 PERSISTENT_RESERVE_IN),
-				      "%s", names[i]);
-	}
 }
 
 /* Only persistent reservations are refused, whatever the ACL's name. */
@@ -1239,9 +1254,20 @@ static void srpt_test_pr_other_commands(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(ops); i++)
 		KUNIT_EXPECT_FALSE_MSG(test,
-				       pr_refused(test, "192.168.122.76",
-						  ops[i]),
+				       refused(test, "192.168.122.76", ops[i],
+					       0),
 				       "opcode %#x", ops[i]);
+}
+
+/* A pass-through backstore answers PR itself: nothing is refused. */
+static void srpt_test_pr_passthrough(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, refused(test, "192.168.122.76",
+					 PERSISTENT_RESERVE_OUT,
+					 TRANSPORT_FLAG_PASSTHROUGH_PGR));
+	KUNIT_EXPECT_FALSE(test, refused(test, "192.168.122.76",
+					 PERSISTENT_RESERVE_IN,
+					 TRANSPORT_FLAG_PASSTHROUGH_PGR));
 }
 
 /* ---- WWN names: srpt_format_guid_name() / srpt_format_gid_name() ---- */
@@ -2959,6 +2985,7 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_pr_port_id_acl),
 	KUNIT_CASE(srpt_test_pr_address_acl),
 	KUNIT_CASE(srpt_test_pr_other_commands),
+	KUNIT_CASE(srpt_test_pr_passthrough),
 	KUNIT_CASE(srpt_test_format_guid_name),
 	KUNIT_CASE(srpt_test_format_gid_name),
 	KUNIT_CASE(srpt_test_format_names_exact_size),

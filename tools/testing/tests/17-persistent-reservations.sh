@@ -295,11 +295,12 @@ pr_refused() {
 # driver refuses PERSISTENT RESERVE IN and OUT from it as unsupported and
 # says why in the kernel log. Other commands are not affected.
 case_ip_acl() {
-	local disk_a disk_b mark n
+	local disk_a disk_b mark n gen dir
 	srp_logout_all
 	srpt_add_acl "$SRPT_TPG" "$IPV4" >/dev/null
 	disk_a=$(srp_login initiator_ext="$EXT_A")
 	disk_b=$(srp_login initiator_ext="$EXT_B")
+	gen=$(cat "$SO/pr/res_pr_generation")
 	mark=$(dmesg | wc -l)
 	pr_refused "$disk_a" --out --register --param-sark="$KEY_A"
 	pr_refused "$disk_a" --out --reserve --param-rk="$KEY_A" --prout-type=1
@@ -308,9 +309,14 @@ case_ip_acl() {
 	pr_refused "$disk_b" --in --read-reservation
 	expect "WRITE from A (IP ACL)" "$(scsi_rw "$disk_a" write)" good
 	expect "READ from B (IP ACL)" "$(scsi_rw "$disk_b" read)" good
-	n=$(dmesg | tail -n +"$((mark + 1))" |
-		grep -cF "$IPV4: PERSISTENT RESERVE OUT refused: an ACL not named by an initiator port ID has no SRP TransportID") || true
-	((n >= 1)) || { echo "no 'PERSISTENT RESERVE OUT refused' line for $IPV4 in the kernel log" >&2; return 1; }
+	expect "PR generation after the refused commands" "$(cat "$SO/pr/res_pr_generation")" "$gen"
+	expect "registrations after the refused commands" \
+		"$(tr '\n' ' ' <"$SO/pr/res_pr_registered_i_pts")" "SPC-3 PR Registrations: None "
+	for dir in OUT IN; do
+		n=$(dmesg | tail -n +"$((mark + 1))" |
+			grep -cF "$IPV4: PERSISTENT RESERVE $dir refused: an ACL not named by an initiator port ID") || true
+		((n >= 1)) || { echo "no 'PERSISTENT RESERVE $dir refused' line for $IPV4 in the kernel log" >&2; return 1; }
+	done
 	srp_logout_all
 }
 
