@@ -2584,38 +2584,105 @@ static bool srpt_login_has_acl(struct srpt_port *sport, const char *src_addr,
 }
 
 /**
- * srpt_nexus_full() - whether a login would exceed the channels of a nexus
+ * srpt_count_login_chs() - count the channels that a login's limits look at
  * @sport: port the login arrived on
  * @req: the login request
+ * @src_addr: the connection's name: IP address (RDMA/CM) or GUID form
+ *	(IB/CM), as stored in srpt_rdma_ch.peer
+ * @n: the counts
  *
- * An I_T nexus has at most SRPT_MAX_CH_PER_NEXUS channels that are not
- * closing; a SINGLE login closes the others and always fits. Logins are
- * serialised by srpt_dev_mutex, so the count cannot grow between this
- * check and srpt_join_nexus().
- *
- * Return: true when the login must be refused.
+ * Channels that are closing do not count: they hold their resources only
+ * until their release, and the initiator cannot use them any more.
  */
-static bool srpt_nexus_full(struct srpt_port *sport,
-			    const struct srp_login_req *req)
+static void srpt_count_login_chs(struct srpt_port *sport,
+				 const struct srp_login_req *req,
+				 const char *src_addr, struct srpt_login_chs *n)
 {
 	struct srpt_nexus *nexus;
 	struct srpt_rdma_ch *ch;
-	unsigned int n = 0;
+	bool mine, peer;
 
-	lockdep_assert_held(&srpt_dev_mutex);
-	if ((req->req_flags & 3) == SRP_MULTICHAN_SINGLE)
-		return false;
+	memset(n, 0, sizeof(*n));
 	mutex_lock(&sport->mutex);
 	list_for_each_entry(nexus, &sport->nexus_list, entry) {
-		if (memcmp(nexus->i_port_id, req->initiator_port_id, 16) ||
-		    memcmp(nexus->t_port_id, req->target_port_id, 16))
-			continue;
-		list_for_each_entry(ch, &nexus->ch_list, list)
-			n += READ_ONCE(ch->state) < CH_DISCONNECTING;
-		break;
+		mine = !memcmp(nexus->i_port_id, req->initiator_port_id, 16) &&
+		       !memcmp(nexus->t_port_id, req->target_port_id, 16);
+		list_for_each_entry(ch, &nexus->ch_list, list) {
+			if (READ_ONCE(ch->state) >= CH_DISCONNECTING)
+				continue;
+			peer = !strcmp(ch->peer, src_addr);
+			n->nexus += mine;
+			n->nexus_peer += mine && peer;
+			n->peer += peer;
+		}
 	}
 	mutex_unlock(&sport->mutex);
-	return n >= SRPT_MAX_CH_PER_NEXUS;
+}
+
+/**
+ * srpt_login_ch_limit() - the channel limit that a login would exceed
+ * @single: the login asks for SINGLE, which closes the other channels of
+ *	its nexus
+ * @n: the channels counted for the login by srpt_count_login_chs()
+ *
+ * A MULTI login adds a channel to its I_T nexus (at most
+ * SRPT_MAX_CH_PER_NEXUS) and to its source address (at most
+ * SRPT_MAX_CH_PER_PEER on the port). A SINGLE login replaces the channels
+ * of its nexus, so it only needs room among the address's channels in
+ * other nexuses: reconnecting always fits, but a SINGLE login with a new
+ * port ID is no way around the address's limit.
+ *
+ * Return: SRPT_CH_LIMIT_OK, or the limit that refuses the login.
+ */
+static enum srpt_ch_limit srpt_login_ch_limit(bool single,
+					      const struct srpt_login_chs *n)
+{
+	if (single)
+		return n->peer - n->nexus_peer >= SRPT_MAX_CH_PER_PEER ?
+			SRPT_CH_LIMIT_PEER : SRPT_CH_LIMIT_OK;
+	if (n->nexus >= SRPT_MAX_CH_PER_NEXUS)
+		return SRPT_CH_LIMIT_NEXUS;
+	if (n->peer >= SRPT_MAX_CH_PER_PEER)
+		return SRPT_CH_LIMIT_PEER;
+	return SRPT_CH_LIMIT_OK;
+}
+
+/**
+ * srpt_login_over_limit() - whether a login would exceed a channel limit
+ * @sport: port the login arrived on
+ * @req: the login request
+ * @src_addr: the connection's name: IP address (RDMA/CM) or GUID form (IB/CM)
+ * @why: buffer for the reason in words, for the kernel log
+ * @len: size of @why
+ *
+ * Logins are serialised by srpt_dev_mutex and channels only leave the
+ * counts meanwhile, so the counts cannot grow between this check and
+ * srpt_join_nexus().
+ *
+ * Return: true when the login must be refused (@why is then set).
+ */
+static bool srpt_login_over_limit(struct srpt_port *sport,
+				  const struct srp_login_req *req,
+				  const char *src_addr, char *why, size_t len)
+{
+	bool single = (req->req_flags & 3) == SRP_MULTICHAN_SINGLE;
+	struct srpt_login_chs n;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	srpt_count_login_chs(sport, req, src_addr, &n);
+	switch (srpt_login_ch_limit(single, &n)) {
+	case SRPT_CH_LIMIT_NEXUS:
+		snprintf(why, len, "the I_T nexus has %d channels already",
+			 SRPT_MAX_CH_PER_NEXUS);
+		return true;
+	case SRPT_CH_LIMIT_PEER:
+		snprintf(why, len,
+			 "its source address has %d channels on the port already",
+			 SRPT_MAX_CH_PER_PEER);
+		return true;
+	default:
+		return false;
+	}
 }
 
 /**
@@ -2861,9 +2928,9 @@ static u32 srpt_cm_req_check(struct srpt_device *sdev, u32 port_num,
  * @resp_res: RDMA READs we may have to answer
  * @init_depth: RDMA READs we may have outstanding
  *
- * Validate (fields, ACL, channels of the nexus), allocate the channel,
- * connect the QP, answer. Runs with srpt_dev_mutex held so that the device
- * cannot go away meanwhile.
+ * Validate (fields, ACL, channels of the nexus and of the source address),
+ * allocate the channel, connect the QP, answer. Runs with srpt_dev_mutex
+ * held so that the device cannot go away meanwhile.
  *
  * Return: 0 when the login was accepted; a negative error code when it was
  * rejected (the caller's connection is then destroyed).
@@ -2899,10 +2966,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		srpt_log_rej(sdev, port_num, req, src_addr, why);
 		goto reject;
 	}
-	if (srpt_nexus_full(sport, req)) {
-		snprintf(why, sizeof(why),
-			 "the I_T nexus has %d channels already",
-			 SRPT_MAX_CH_PER_NEXUS);
+	if (srpt_login_over_limit(sport, req, src_addr, why, sizeof(why))) {
 		srpt_log_rej(sdev, port_num, req, src_addr, why);
 		goto reject;
 	}

@@ -197,6 +197,18 @@ enum {
 	SRPT_MAX_SRQ_SIZE		= 65535,
 	SRPT_MAX_RQ_SIZE		= 128,	/* credits per channel */
 	SRPT_MAX_CH_PER_NEXUS		= 64,	/* channels per I_T nexus */
+	/*
+	 * Channels per source address (IP address or GUID form) and HCA
+	 * port, whatever initiator port IDs they log in with: the initiator
+	 * picks its port ID freely, so under an ACL named by address (IP or
+	 * GUID form) the nexus limit alone does not bound one host. ib_srp
+	 * opens one channel per CPU at most (ch_count), which the nexus
+	 * limit clips at 64, and one nexus per initiator_ext and target
+	 * port; four full nexuses per address leave room for several
+	 * initiator_ext values of a host with 64 or more CPUs, while one
+	 * host holds at most about 256 MiB of channel rings per port.
+	 */
+	SRPT_MAX_CH_PER_PEER		= 4 * SRPT_MAX_CH_PER_NEXUS,
 	SRPT_MIN_RSP_SIZE		= 40,
 	SRPT_DEF_RSP_SIZE		= 256,
 	SRPT_MAX_RSP_SIZE		= 1024,
@@ -500,6 +512,32 @@ struct srpt_rdma_ch {
 	time64_t login_time;
 	char peer[40];
 	struct srpt_ch_stats stats;
+};
+
+/**
+ * struct srpt_login_chs - the channels a login's limits look at
+ * @nexus: channels of the login's I_T nexus that are not closing
+ * @nexus_peer: those of them from the login's source address
+ * @peer: channels of the HCA port from the login's source address that
+ *	are not closing, in any nexus
+ */
+struct srpt_login_chs {
+	unsigned int nexus;
+	unsigned int nexus_peer;
+	unsigned int peer;
+};
+
+/**
+ * enum srpt_ch_limit - the channel limit a login would exceed
+ * @SRPT_CH_LIMIT_OK: none; the login may go on
+ * @SRPT_CH_LIMIT_NEXUS: the I_T nexus has SRPT_MAX_CH_PER_NEXUS channels
+ * @SRPT_CH_LIMIT_PEER: the source address has SRPT_MAX_CH_PER_PEER
+ *	channels on the HCA port
+ */
+enum srpt_ch_limit {
+	SRPT_CH_LIMIT_OK,
+	SRPT_CH_LIMIT_NEXUS,
+	SRPT_CH_LIMIT_PEER,
 };
 
 /**

@@ -2908,6 +2908,179 @@ static void srpt_test_show_whole_blocks(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, page + len - strlen(want), want);
 }
 
+/* Channel limits of a login: the nexus's and the source address's. */
+
+/* A port with an empty nexus list, ready for srpt_count_login_chs(). */
+static struct srpt_port *test_ch_sport(struct kunit *test)
+{
+	struct srpt_port *sport = test_sport(test);
+
+	mutex_init(&sport->mutex);
+	INIT_LIST_HEAD(&sport->nexus_list);
+	return sport;
+}
+
+/* A nexus of @sport for initiator port ID @req, with no channels. */
+static struct srpt_nexus *test_nexus(struct kunit *test,
+				     struct srpt_port *sport,
+				     const struct srp_login_req *req)
+{
+	struct srpt_nexus *nexus = kunit_kzalloc(test, sizeof(*nexus),
+						 GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, nexus);
+	INIT_LIST_HEAD(&nexus->ch_list);
+	memcpy(nexus->i_port_id, req->initiator_port_id, 16);
+	memcpy(nexus->t_port_id, req->target_port_id, 16);
+	list_add_tail(&nexus->entry, &sport->nexus_list);
+	return nexus;
+}
+
+/* @count channels from @peer in state @state, added to @nexus. */
+static void test_add_chs(struct kunit *test, struct srpt_nexus *nexus,
+			 const char *peer, enum srpt_ch_state state, int count)
+{
+	struct srpt_rdma_ch *ch;
+	int i;
+
+	for (i = 0; i < count; i++) {
+		ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, ch);
+		strscpy(ch->peer, peer, sizeof(ch->peer));
+		ch->state = state;
+		list_add_tail(&ch->list, &nexus->ch_list);
+	}
+}
+
+/* A login request like good_login() with initiator_ext @ext. */
+static struct srp_login_req *login_ext(struct kunit *test, u64 ext, bool multi)
+{
+	struct srp_login_req *req = good_login(test);
+	__be64 be = cpu_to_be64(ext);
+
+	memcpy(req->initiator_port_id, &be, 8);
+	req->req_flags = multi ? SRP_MULTICHAN_MULTI : SRP_MULTICHAN_SINGLE;
+	return req;
+}
+
+/*
+ * Only channels that are not closing count; the nexus count takes every
+ * address, the address count every nexus of the port.
+ */
+static void srpt_test_count_login_chs(struct kunit *test)
+{
+	struct srpt_port *sport = test_ch_sport(test);
+	struct srp_login_req *req = login_ext(test, 1, true);
+	struct srpt_nexus *mine = test_nexus(test, sport, req);
+	struct srpt_nexus *other = test_nexus(test, sport,
+					      login_ext(test, 2, true));
+	struct srpt_login_chs n;
+
+	test_add_chs(test, mine, "192.0.2.1", CH_CONNECTING, 1);
+	test_add_chs(test, mine, "192.0.2.1", CH_LIVE, 2);
+	test_add_chs(test, mine, "192.0.2.1", CH_DISCONNECTING, 4);
+	test_add_chs(test, mine, "192.0.2.2", CH_LIVE, 8);
+	test_add_chs(test, other, "192.0.2.1", CH_LIVE, 16);
+	test_add_chs(test, other, "192.0.2.1", CH_DISCONNECTED, 32);
+	test_add_chs(test, other, "192.0.2.10", CH_LIVE, 64);
+	srpt_count_login_chs(sport, req, "192.0.2.1", &n);
+	KUNIT_EXPECT_EQ(test, n.nexus, 1 + 2 + 8);
+	KUNIT_EXPECT_EQ(test, n.nexus_peer, 1 + 2);
+	KUNIT_EXPECT_EQ(test, n.peer, 1 + 2 + 16);
+
+	/* Another target port ID is another nexus. */
+	req->target_port_id[0] ^= 1;
+	srpt_count_login_chs(sport, req, "192.0.2.2", &n);
+	KUNIT_EXPECT_EQ(test, n.nexus, 0);
+	KUNIT_EXPECT_EQ(test, n.nexus_peer, 0);
+	KUNIT_EXPECT_EQ(test, n.peer, 8);
+}
+
+/* MULTI: the nexus limit first, then the address's; each at its number. */
+static void srpt_test_ch_limit_multi(struct kunit *test)
+{
+	struct srpt_login_chs n = {
+		.nexus = SRPT_MAX_CH_PER_NEXUS - 1,
+		.nexus_peer = SRPT_MAX_CH_PER_NEXUS - 1,
+		.peer = SRPT_MAX_CH_PER_PEER - 1,
+	};
+
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(false, &n), SRPT_CH_LIMIT_OK);
+	n.peer++;
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(false, &n),
+			SRPT_CH_LIMIT_PEER);
+	n.nexus++;
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(false, &n),
+			SRPT_CH_LIMIT_NEXUS);
+	n.peer = 0;
+	n.nexus_peer = 0;
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(false, &n),
+			SRPT_CH_LIMIT_NEXUS);
+	/* New port IDs: one channel per nexus, up to the address's limit. */
+	n = (struct srpt_login_chs){ .peer = SRPT_MAX_CH_PER_PEER };
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(false, &n),
+			SRPT_CH_LIMIT_PEER);
+	/* The limits hold: 256 is four nexuses of 64. */
+	KUNIT_EXPECT_EQ(test, SRPT_MAX_CH_PER_PEER, 4 * SRPT_MAX_CH_PER_NEXUS);
+}
+
+/*
+ * SINGLE replaces the channels of its nexus: the nexus limit does not
+ * apply, and the address's limit counts only its channels elsewhere.
+ */
+static void srpt_test_ch_limit_single(struct kunit *test)
+{
+	struct srpt_login_chs n = {
+		.nexus = SRPT_MAX_CH_PER_NEXUS + 5,
+		.nexus_peer = 1,
+		.peer = SRPT_MAX_CH_PER_PEER,
+	};
+
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(true, &n), SRPT_CH_LIMIT_OK);
+	n.nexus_peer = 0;
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(true, &n),
+			SRPT_CH_LIMIT_PEER);
+	n.peer = SRPT_MAX_CH_PER_PEER - 1;
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(true, &n), SRPT_CH_LIMIT_OK);
+}
+
+/*
+ * The whole check on a port: one address with SRPT_MAX_CH_PER_PEER
+ * channels, each in a nexus of its own, refuses a new port ID with the
+ * reason in words; another address and a reconnect of one of its nexuses
+ * still fit.
+ */
+static void srpt_test_login_over_limit(struct kunit *test)
+{
+	struct srpt_port *sport = test_ch_sport(test);
+	char why[96] = "";
+	bool over;
+	int i;
+
+	for (i = 0; i < SRPT_MAX_CH_PER_PEER; i++)
+		test_add_chs(test, test_nexus(test, sport,
+					      login_ext(test, 0x100 + i, true)),
+			     "192.0.2.1", CH_LIVE, 1);
+	mutex_lock(&srpt_dev_mutex);
+	over = srpt_login_over_limit(sport, login_ext(test, 0x1000, true),
+				     "192.0.2.1", why, sizeof(why));
+	KUNIT_EXPECT_TRUE(test, over);
+	KUNIT_EXPECT_STREQ(test, why,
+			   "its source address has 256 channels on the port already");
+	over = srpt_login_over_limit(sport, login_ext(test, 0x1000, false),
+				     "192.0.2.1", why, sizeof(why));
+	KUNIT_EXPECT_TRUE(test, over);
+	KUNIT_EXPECT_FALSE(test,
+			   srpt_login_over_limit(sport,
+						 login_ext(test, 0x100, false),
+						 "192.0.2.1", why, sizeof(why)));
+	KUNIT_EXPECT_FALSE(test,
+			   srpt_login_over_limit(sport,
+						 login_ext(test, 0x1000, true),
+						 "192.0.2.2", why, sizeof(why)));
+	mutex_unlock(&srpt_dev_mutex);
+}
+
 static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_class_port_info),
 	KUNIT_CASE(srpt_test_class_port_info_reply),
@@ -3006,6 +3179,10 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_login_rej_text),
 	KUNIT_CASE(srpt_test_login_port_num),
 	KUNIT_CASE(srpt_test_login_rsp_iu_lens),
+	KUNIT_CASE(srpt_test_count_login_chs),
+	KUNIT_CASE(srpt_test_ch_limit_multi),
+	KUNIT_CASE(srpt_test_ch_limit_single),
+	KUNIT_CASE(srpt_test_login_over_limit),
 	KUNIT_CASE(srpt_test_cmd_no_data),
 	KUNIT_CASE(srpt_test_cmd_header_truncated),
 	KUNIT_CASE(srpt_test_cmd_direct_out),
