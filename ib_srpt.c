@@ -2591,8 +2591,11 @@ static bool srpt_login_has_acl(struct srpt_port *sport, const char *src_addr,
  *	(IB/CM), as stored in srpt_rdma_ch.peer
  * @n: the counts
  *
- * Channels that are closing do not count: they hold their resources only
- * until their release, and the initiator cannot use them any more.
+ * Channels that are closing count only in @n->peer_all: the initiator
+ * cannot use them any more, but they hold their resources until their
+ * release, which a slow backstore can delay for long.
+ *
+ * Context: takes sport->mutex; the caller holds srpt_dev_mutex.
  */
 static void srpt_count_login_chs(struct srpt_port *sport,
 				 const struct srp_login_req *req,
@@ -2608,9 +2611,10 @@ static void srpt_count_login_chs(struct srpt_port *sport,
 		mine = !memcmp(nexus->i_port_id, req->initiator_port_id, 16) &&
 		       !memcmp(nexus->t_port_id, req->target_port_id, 16);
 		list_for_each_entry(ch, &nexus->ch_list, list) {
+			peer = !strcmp(ch->peer, src_addr);
+			n->peer_all += peer;
 			if (READ_ONCE(ch->state) >= CH_DISCONNECTING)
 				continue;
-			peer = !strcmp(ch->peer, src_addr);
 			n->nexus += mine;
 			n->nexus_peer += mine && peer;
 			n->peer += peer;
@@ -2629,14 +2633,18 @@ static void srpt_count_login_chs(struct srpt_port *sport,
  * SRPT_MAX_CH_PER_NEXUS) and to its source address (at most
  * SRPT_MAX_CH_PER_PEER on the port). A SINGLE login replaces the channels
  * of its nexus, so it only needs room among the address's channels in
- * other nexuses: reconnecting always fits, but a SINGLE login with a new
- * port ID is no way around the address's limit.
+ * other nexuses: a SINGLE login that replaces channels which are still
+ * open always fits, but one with a new port ID is no way around the
+ * address's limit. Either kind is refused while the address has
+ * SRPT_MAX_CH_PER_PEER_ALL channels on the port, closing ones included.
  *
  * Return: SRPT_CH_LIMIT_OK, or the limit that refuses the login.
  */
 static enum srpt_ch_limit srpt_login_ch_limit(bool single,
 					      const struct srpt_login_chs *n)
 {
+	if (n->peer_all >= SRPT_MAX_CH_PER_PEER_ALL)
+		return SRPT_CH_LIMIT_PEER_ALL;
 	if (single)
 		return n->peer - n->nexus_peer >= SRPT_MAX_CH_PER_PEER ?
 			SRPT_CH_LIMIT_PEER : SRPT_CH_LIMIT_OK;
@@ -2659,6 +2667,8 @@ static enum srpt_ch_limit srpt_login_ch_limit(bool single,
  * counts meanwhile, so the counts cannot grow between this check and
  * srpt_join_nexus().
  *
+ * Context: srpt_dev_mutex held.
+ *
  * Return: true when the login must be refused (@why is then set).
  */
 static bool srpt_login_over_limit(struct srpt_port *sport,
@@ -2679,6 +2689,11 @@ static bool srpt_login_over_limit(struct srpt_port *sport,
 		snprintf(why, len,
 			 "its source address has %d channels on the port already",
 			 SRPT_MAX_CH_PER_PEER);
+		return true;
+	case SRPT_CH_LIMIT_PEER_ALL:
+		snprintf(why, len,
+			 "its source address has %d channels on the port, closing ones included",
+			 SRPT_MAX_CH_PER_PEER_ALL);
 		return true;
 	default:
 		return false;

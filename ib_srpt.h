@@ -205,10 +205,18 @@ enum {
 	 * opens one channel per CPU at most (ch_count), which the nexus
 	 * limit clips at 64, and one nexus per initiator_ext and target
 	 * port; four full nexuses per address leave room for several
-	 * initiator_ext values of a host with 64 or more CPUs, while one
-	 * host holds at most about 256 MiB of channel rings per port.
+	 * initiator_ext values of a host with 64 or more CPUs.
 	 */
 	SRPT_MAX_CH_PER_PEER		= 4 * SRPT_MAX_CH_PER_NEXUS,
+	/*
+	 * All channels of a source address on a port, closing ones included:
+	 * a closing channel keeps its rings (about 1 MiB), QP and CQ until
+	 * its last command has finished, and an initiator that closes its
+	 * channels and logs in again faster than they are released would
+	 * otherwise pile them up. Twice the open limit: one whole reconnect
+	 * of an address still fits.
+	 */
+	SRPT_MAX_CH_PER_PEER_ALL	= 2 * SRPT_MAX_CH_PER_PEER,
 	SRPT_MIN_RSP_SIZE		= 40,
 	SRPT_DEF_RSP_SIZE		= 256,
 	SRPT_MAX_RSP_SIZE		= 1024,
@@ -520,11 +528,14 @@ struct srpt_rdma_ch {
  * @nexus_peer: those of them from the login's source address
  * @peer: channels of the HCA port from the login's source address that
  *	are not closing, in any nexus
+ * @peer_all: all channels of the HCA port from the login's source address,
+ *	closing ones included
  */
 struct srpt_login_chs {
 	unsigned int nexus;
 	unsigned int nexus_peer;
 	unsigned int peer;
+	unsigned int peer_all;
 };
 
 /**
@@ -533,11 +544,14 @@ struct srpt_login_chs {
  * @SRPT_CH_LIMIT_NEXUS: the I_T nexus has SRPT_MAX_CH_PER_NEXUS channels
  * @SRPT_CH_LIMIT_PEER: the source address has SRPT_MAX_CH_PER_PEER
  *	channels on the HCA port
+ * @SRPT_CH_LIMIT_PEER_ALL: the source address has SRPT_MAX_CH_PER_PEER_ALL
+ *	channels on the HCA port, closing ones included
  */
 enum srpt_ch_limit {
 	SRPT_CH_LIMIT_OK,
 	SRPT_CH_LIMIT_NEXUS,
 	SRPT_CH_LIMIT_PEER,
+	SRPT_CH_LIMIT_PEER_ALL,
 };
 
 /**

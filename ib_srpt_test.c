@@ -2987,6 +2987,7 @@ static void srpt_test_count_login_chs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n.nexus, 1 + 2 + 8);
 	KUNIT_EXPECT_EQ(test, n.nexus_peer, 1 + 2);
 	KUNIT_EXPECT_EQ(test, n.peer, 1 + 2 + 16);
+	KUNIT_EXPECT_EQ(test, n.peer_all, 1 + 2 + 4 + 16 + 32);
 
 	/* Another target port ID is another nexus. */
 	req->target_port_id[0] ^= 1;
@@ -3042,6 +3043,51 @@ static void srpt_test_ch_limit_single(struct kunit *test)
 			SRPT_CH_LIMIT_PEER);
 	n.peer = SRPT_MAX_CH_PER_PEER - 1;
 	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(true, &n), SRPT_CH_LIMIT_OK);
+}
+
+/*
+ * Closing channels hold their resources until released: past
+ * SRPT_MAX_CH_PER_PEER_ALL channels of an address, closing ones included,
+ * neither a MULTI nor a SINGLE login fits, however few are open.
+ */
+static void srpt_test_ch_limit_closing(struct kunit *test)
+{
+	struct srpt_login_chs n = {
+		.peer_all = SRPT_MAX_CH_PER_PEER_ALL - 1,
+	};
+
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(false, &n), SRPT_CH_LIMIT_OK);
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(true, &n), SRPT_CH_LIMIT_OK);
+	n.peer_all++;
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(false, &n),
+			SRPT_CH_LIMIT_PEER_ALL);
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(true, &n),
+			SRPT_CH_LIMIT_PEER_ALL);
+}
+
+/* 256 open and 256 closing channels of one address: the next is refused. */
+static void srpt_test_login_over_limit_closing(struct kunit *test)
+{
+	struct srpt_port *sport = test_ch_sport(test);
+	struct srpt_nexus *nexus;
+	char why[96] = "";
+	int i;
+
+	for (i = 0; i < SRPT_MAX_CH_PER_PEER; i++) {
+		nexus = test_nexus(test, sport,
+				   login_ext(test, 0x100 + i, true));
+		test_add_chs(test, nexus, "192.0.2.1", CH_DISCONNECTING, 1);
+		test_add_chs(test, nexus, "192.0.2.1",
+			     i ? CH_DISCONNECTED : CH_LIVE, 1);
+	}
+	mutex_lock(&srpt_dev_mutex);
+	KUNIT_EXPECT_TRUE(test,
+			  srpt_login_over_limit(sport,
+						login_ext(test, 0x100, false),
+						"192.0.2.1", why, sizeof(why)));
+	KUNIT_EXPECT_STREQ(test, why,
+			   "its source address has 512 channels on the port, closing ones included");
+	mutex_unlock(&srpt_dev_mutex);
 }
 
 /*
@@ -3183,6 +3229,8 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_ch_limit_multi),
 	KUNIT_CASE(srpt_test_ch_limit_single),
 	KUNIT_CASE(srpt_test_login_over_limit),
+	KUNIT_CASE(srpt_test_ch_limit_closing),
+	KUNIT_CASE(srpt_test_login_over_limit_closing),
 	KUNIT_CASE(srpt_test_cmd_no_data),
 	KUNIT_CASE(srpt_test_cmd_header_truncated),
 	KUNIT_CASE(srpt_test_cmd_direct_out),
