@@ -3127,7 +3127,8 @@ static void srpt_test_login_over_limit(struct kunit *test)
 	mutex_unlock(&srpt_dev_mutex);
 }
 
-static struct kunit_case srpt_test_cases[] = {
+/* Suite ib_srpt_mad: device-management MADs (the srp_daemon side). */
+static struct kunit_case srpt_mad_test_cases[] = {
 	KUNIT_CASE(srpt_test_class_port_info),
 	KUNIT_CASE(srpt_test_class_port_info_reply),
 	KUNIT_CASE(srpt_test_class_port_info_resp_time),
@@ -3177,6 +3178,18 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_reply_keeps_request_fields),
 	KUNIT_CASE(srpt_test_register_idempotent),
 	KUNIT_CASE(srpt_test_unregister_without_agents),
+	{}
+};
+
+static struct kunit_suite srpt_mad_test_suite = {
+	.name = "ib_srpt_mad",
+	.init = srpt_test_init,
+	.exit = srpt_test_exit,
+	.test_cases = srpt_mad_test_cases,
+};
+
+/* Suite ib_srpt_names: port IDs, GUIDs, ACL names and WWN names. */
+static struct kunit_case srpt_names_test_cases[] = {
 	KUNIT_CASE(srpt_test_port_id_full_0x),
 	KUNIT_CASE(srpt_test_port_id_full_bare),
 	KUNIT_CASE(srpt_test_port_id_uppercase),
@@ -3209,6 +3222,18 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_format_gid_name),
 	KUNIT_CASE(srpt_test_format_names_exact_size),
 	KUNIT_CASE(srpt_test_format_names_round_trip),
+	{}
+};
+
+static struct kunit_suite srpt_names_test_suite = {
+	.name = "ib_srpt_names",
+	.init = srpt_test_init,
+	.exit = srpt_test_exit,
+	.test_cases = srpt_names_test_cases,
+};
+
+/* Suite ib_srpt_login: login request checks and channel limits. */
+static struct kunit_case srpt_login_test_cases[] = {
 	KUNIT_CASE(srpt_test_login_accept),
 	KUNIT_CASE(srpt_test_login_iu_len_bounds),
 	KUNIT_CASE(srpt_test_login_iu_too_small),
@@ -3231,6 +3256,18 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_login_over_limit),
 	KUNIT_CASE(srpt_test_ch_limit_closing),
 	KUNIT_CASE(srpt_test_login_over_limit_closing),
+	{}
+};
+
+static struct kunit_suite srpt_login_test_suite = {
+	.name = "ib_srpt_login",
+	.init = srpt_test_init,
+	.exit = srpt_test_exit,
+	.test_cases = srpt_login_test_cases,
+};
+
+/* Suite ib_srpt_cmd: SRP_CMD descriptor and CDB parsing. */
+static struct kunit_case srpt_cmd_test_cases[] = {
 	KUNIT_CASE(srpt_test_cmd_no_data),
 	KUNIT_CASE(srpt_test_cmd_header_truncated),
 	KUNIT_CASE(srpt_test_cmd_direct_out),
@@ -3260,12 +3297,6 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_sq_size),
 	KUNIT_CASE(srpt_test_cdb_len),
 	KUNIT_CASE(srpt_test_cdb_data_dir_table),
-	KUNIT_CASE(srpt_test_buf_budget),
-	KUNIT_CASE(srpt_test_data_pages_zeroed),
-	KUNIT_CASE(srpt_test_send_ioctx_reset),
-	KUNIT_CASE(srpt_test_show_whole_blocks),
-	KUNIT_CASE(srpt_test_keep_data_buf),
-	KUNIT_CASE(srpt_test_kept_buf_in_budget),
 	KUNIT_CASE(srpt_test_cmd_indirect_len_mismatch),
 	KUNIT_CASE(srpt_test_cmd_indirect_sum_overflow),
 	KUNIT_CASE(srpt_test_cmd_indirect_huge_sum),
@@ -3280,6 +3311,36 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_cmd_imm_with_add_cdb),
 	KUNIT_CASE(srpt_test_cmd_imm_data_in),
 	KUNIT_CASE(srpt_test_cmd_imm_desc_truncated),
+	{}
+};
+
+static struct kunit_suite srpt_cmd_test_suite = {
+	.name = "ib_srpt_cmd",
+	.init = srpt_test_init,
+	.exit = srpt_test_exit,
+	.test_cases = srpt_cmd_test_cases,
+};
+
+/* Suite ib_srpt_buf: data buffers: budget, zeroing, kept buffers. */
+static struct kunit_case srpt_buf_test_cases[] = {
+	KUNIT_CASE(srpt_test_buf_budget),
+	KUNIT_CASE(srpt_test_data_pages_zeroed),
+	KUNIT_CASE(srpt_test_send_ioctx_reset),
+	KUNIT_CASE(srpt_test_show_whole_blocks),
+	KUNIT_CASE(srpt_test_keep_data_buf),
+	KUNIT_CASE(srpt_test_kept_buf_in_budget),
+	{}
+};
+
+static struct kunit_suite srpt_buf_test_suite = {
+	.name = "ib_srpt_buf",
+	.init = srpt_test_init,
+	.exit = srpt_test_exit,
+	.test_cases = srpt_buf_test_cases,
+};
+
+/* Suite ib_srpt_state: command states and credit counting. */
+static struct kunit_case srpt_state_test_cases[] = {
 	KUNIT_CASE(srpt_test_state_set_returns_previous),
 	KUNIT_CASE(srpt_test_state_write_path),
 	KUNIT_CASE(srpt_test_state_tmf_path),
@@ -3300,14 +3361,16 @@ static struct kunit_case srpt_test_cases[] = {
 	{}
 };
 
-static struct kunit_suite srpt_test_suite = {
-	.name = "ib_srpt",
+static struct kunit_suite srpt_state_test_suite = {
+	.name = "ib_srpt_state",
 	.init = srpt_test_init,
 	.exit = srpt_test_exit,
-	.test_cases = srpt_test_cases,
+	.test_cases = srpt_state_test_cases,
 };
 
-kunit_test_suite(srpt_test_suite);
+kunit_test_suites(&srpt_mad_test_suite, &srpt_names_test_suite,
+		  &srpt_login_test_suite, &srpt_cmd_test_suite,
+		  &srpt_buf_test_suite, &srpt_state_test_suite);
 
 /*
  * Credits, send-queue accounting and receive dispatch. A fake HCA whose
