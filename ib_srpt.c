@@ -3068,15 +3068,16 @@ enum {
 static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx);
 
 /**
- * srpt_fail_write() - fail a write whose data-out transfer did not happen
- * @ioctx: send context in state DATA_IN
+ * srpt_fail_cmd() - fail a command LIO has parsed but not executed
+ * @ioctx: send context
+ * @reason: sense to report; TCM_CHECK_CONDITION_ABORT_CMD for a write
+ *	whose data-out transfer did not happen
  *
  * LIO answers the command with CHECK CONDITION through queue_status.
  */
-static void srpt_fail_write(struct srpt_send_ioctx *ioctx)
+static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx, sense_reason_t reason)
 {
-	transport_generic_request_failure(&ioctx->cmd,
-					  TCM_CHECK_CONDITION_ABORT_CMD);
+	transport_generic_request_failure(&ioctx->cmd, reason);
 }
 
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -3107,7 +3108,7 @@ static int srpt_abort_cmd(struct srpt_send_ioctx *ioctx)
 	case SRPT_STATE_NEED_DATA:
 		if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
 						SRPT_STATE_DATA_IN))
-			srpt_fail_write(ioctx);
+			srpt_fail_cmd(ioctx, TCM_CHECK_CONDITION_ABORT_CMD);
 		break;
 	case SRPT_STATE_CMD_RSP_SENT:
 	case SRPT_STATE_MGMT_RSP_SENT:
@@ -3160,7 +3161,7 @@ static void srpt_sq_post_waiter(struct srpt_send_ioctx *ioctx)
 	if (ioctx->waiting_rsp)
 		srpt_post_response(ioctx);
 	else if (srpt_post_rdma_read(ioctx))
-		srpt_fail_write(ioctx);
+		srpt_fail_cmd(ioctx, TCM_CHECK_CONDITION_ABORT_CMD);
 }
 
 /**
@@ -3999,16 +4000,6 @@ static bool srpt_cdb_dir_conflict(const u8 *cdb, enum dma_data_direction dir)
 	enum dma_data_direction want = srpt_cdb_data_dir(cdb);
 
 	return want != DMA_NONE && dir != DMA_NONE && dir != want;
-}
-
-/**
- * srpt_fail_cmd() - fail a command LIO has parsed but not started
- * @ioctx: send context
- * @reason: sense to report
- */
-static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx, sense_reason_t reason)
-{
-	transport_generic_request_failure(&ioctx->cmd, reason);
 }
 
 /**
