@@ -2060,7 +2060,7 @@ static void srpt_test_sq_size(struct kunit *test)
 	attrs.max_send_sge = 0;
 	KUNIT_EXPECT_EQ(test, srpt_ch_sq_size(SRPT_MAX_SQ_SIZE, &attrs, 128),
 			big1);
-	/* Issue 11: 255 odd-sized descriptors of 64 MiB need ~1275. */
+	/* 255 odd-sized descriptors of 64 MiB need ~1275. */
 	attrs.max_send_sge = 16;
 	attrs.max_sge_rd = 16;
 	KUNIT_EXPECT_GE(test, srpt_ch_sq_size(SRPT_DEF_SQ_SIZE, &attrs, 128),

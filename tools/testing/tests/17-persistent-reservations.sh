@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# SCSI-3 persistent reservations (issue 14, section 4) from two initiators
+# SCSI-3 persistent reservations from two initiators
 # over RDMA/CM, as cluster fencing (fence_scsi, pacemaker) uses them. The
 # target is what targetcli makes: a GID-form WWN, TPG tpgt_1, one brd LUN
 # and two ACLs named by initiator port ID (0x + 32 hex digits, targetcli's
