@@ -32,6 +32,7 @@
 #include <net/ipv6.h>
 #include <scsi/scsi_proto.h>
 #include <scsi/scsi_common.h>
+#include <target/target_core_backend.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 #include "ib_srpt.h"
@@ -1243,9 +1244,6 @@ static void srpt_get_class_port_info(struct ib_dm_mad *mad)
 {
 	struct ib_class_port_info *cpi = (struct ib_class_port_info *)mad->data;
 
-	BUILD_BUG_ON(sizeof(*cpi) != 72);
-	BUILD_BUG_ON(sizeof(*cpi) > sizeof(mad->data));
-
 	memset(mad->data, 0, sizeof(mad->data));
 	cpi->base_version = IB_MGMT_BASE_VERSION;
 	cpi->class_version = IB_MGMT_BASE_VERSION;
@@ -1263,10 +1261,6 @@ static void srpt_get_class_port_info(struct ib_dm_mad *mad)
 static void srpt_get_iou(struct ib_dm_mad *mad)
 {
 	struct ib_dm_iou_info *iou = (struct ib_dm_iou_info *)mad->data;
-
-	BUILD_BUG_ON(sizeof(*iou) != 132);
-	BUILD_BUG_ON(offsetof(struct ib_dm_iou_info, controller_list) != 4);
-	BUILD_BUG_ON(sizeof(*iou) > sizeof(mad->data));
 
 	memset(mad->data, 0, sizeof(mad->data));
 	iou->change_id = cpu_to_be16(1);
@@ -1296,21 +1290,6 @@ static void srpt_get_ioc(struct srpt_port *sport, u32 slot,
 	const struct ib_device_attr *attrs = &sport->sdev->device->attrs;
 	struct ib_dm_ioc_profile *iocp = (struct ib_dm_ioc_profile *)mad->data;
 	u32 sq_depth;
-
-	BUILD_BUG_ON(sizeof(*iocp) != 128);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, vendor_id) != 8);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, device_version) != 16);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, subsys_vendor_id) != 20);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, io_class) != 28);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, protocol_version) != 34);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, send_queue_depth) != 40);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, rdma_read_depth) != 43);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, send_size) != 44);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, rdma_size) != 48);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, op_cap_mask) != 52);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, num_svc_entries) != 54);
-	BUILD_BUG_ON(offsetof(struct ib_dm_ioc_profile, id_string) != 64);
-	BUILD_BUG_ON(sizeof(*iocp) > sizeof(mad->data));
 
 	memset(mad->data, 0, sizeof(mad->data));
 
@@ -1370,11 +1349,6 @@ static void srpt_get_svc_entries(u64 ioc_guid, u16 slot, u8 hi, u8 lo,
 	struct ib_dm_svc_entries *svc = (struct ib_dm_svc_entries *)mad->data;
 	const unsigned int num_entries = 1;
 	unsigned int i;
-
-	BUILD_BUG_ON(sizeof(struct ib_dm_svc_entry) != 48);
-	BUILD_BUG_ON(offsetof(struct ib_dm_svc_entry, id) != 40);
-	BUILD_BUG_ON(sizeof(*svc) != 192);
-	BUILD_BUG_ON(sizeof(*svc) > sizeof(mad->data));
 
 	memset(mad->data, 0, sizeof(mad->data));
 
@@ -1458,11 +1432,6 @@ static bool srpt_mad_build_reply(struct srpt_port *sport,
 				 struct ib_dm_mad *rsp_mad)
 {
 	const struct ib_mad_hdr *hdr = &rq_mad->mad_hdr;
-
-	BUILD_BUG_ON(sizeof(struct ib_dm_mad) != sizeof(struct ib_mad));
-	BUILD_BUG_ON(offsetof(struct ib_dm_mad, data) != IB_MGMT_DEVICE_HDR);
-	BUILD_BUG_ON(sizeof_field(struct ib_dm_mad, data) !=
-		     IB_MGMT_DEVICE_DATA);
 
 	if (hdr->base_version != IB_MGMT_BASE_VERSION ||
 	    hdr->mgmt_class != IB_MGMT_CLASS_DEVICE_MGMT ||
@@ -2541,7 +2510,6 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	ch->state = CH_CONNECTING;
 	strscpy(ch->sess_name, src_addr, sizeof(ch->sess_name));
 	strscpy(ch->peer, src_addr, sizeof(ch->peer));
-	memcpy(ch->t_port_id, req->target_port_id, 16);
 
 	srpt_ch_set_iu_lens(ch, req);
 	ch->max_rsp_size = sport->port_attrib.srp_max_rsp_size;
@@ -2670,38 +2638,120 @@ static bool srpt_login_has_acl(struct srpt_port *sport, const char *src_addr,
 }
 
 /**
- * srpt_nexus_full() - whether a login would exceed the channels of a nexus
+ * srpt_count_login_chs() - count the channels that a login's limits look at
  * @sport: port the login arrived on
  * @req: the login request
+ * @src_addr: the connection's name: IP address (RDMA/CM) or GUID form
+ *	(IB/CM), as stored in srpt_rdma_ch.peer
+ * @n: the counts
  *
- * An I_T nexus has at most SRPT_MAX_CH_PER_NEXUS channels that are not
- * closing; a SINGLE login closes the others and always fits. Logins are
- * serialised by srpt_dev_mutex, so the count cannot grow between this
- * check and srpt_join_nexus().
+ * Channels that are closing count only in @n->peer_all: the initiator
+ * cannot use them any more, but they hold their resources until their
+ * release, which a slow backstore can delay for long.
  *
- * Return: true when the login must be refused.
+ * Context: takes sport->mutex; the caller holds srpt_dev_mutex.
  */
-static bool srpt_nexus_full(struct srpt_port *sport,
-			    const struct srp_login_req *req)
+static void srpt_count_login_chs(struct srpt_port *sport,
+				 const struct srp_login_req *req,
+				 const char *src_addr, struct srpt_login_chs *n)
 {
 	struct srpt_nexus *nexus;
 	struct srpt_rdma_ch *ch;
-	unsigned int n = 0;
+	bool mine, peer;
 
-	lockdep_assert_held(&srpt_dev_mutex);
-	if ((req->req_flags & 3) == SRP_MULTICHAN_SINGLE)
-		return false;
+	memset(n, 0, sizeof(*n));
 	mutex_lock(&sport->mutex);
 	list_for_each_entry(nexus, &sport->nexus_list, entry) {
-		if (memcmp(nexus->i_port_id, req->initiator_port_id, 16) ||
-		    memcmp(nexus->t_port_id, req->target_port_id, 16))
-			continue;
-		list_for_each_entry(ch, &nexus->ch_list, list)
-			n += READ_ONCE(ch->state) < CH_DISCONNECTING;
-		break;
+		mine = !memcmp(nexus->i_port_id, req->initiator_port_id, 16) &&
+		       !memcmp(nexus->t_port_id, req->target_port_id, 16);
+		list_for_each_entry(ch, &nexus->ch_list, list) {
+			peer = !strcmp(ch->peer, src_addr);
+			n->peer_all += peer;
+			if (READ_ONCE(ch->state) >= CH_DISCONNECTING)
+				continue;
+			n->nexus += mine;
+			n->nexus_peer += mine && peer;
+			n->peer += peer;
+		}
 	}
 	mutex_unlock(&sport->mutex);
-	return n >= SRPT_MAX_CH_PER_NEXUS;
+}
+
+/**
+ * srpt_login_ch_limit() - the channel limit that a login would exceed
+ * @single: the login asks for SINGLE, which closes the other channels of
+ *	its nexus
+ * @n: the channels counted for the login by srpt_count_login_chs()
+ *
+ * A MULTI login adds a channel to its I_T nexus (at most
+ * SRPT_MAX_CH_PER_NEXUS) and to its source address (at most
+ * SRPT_MAX_CH_PER_PEER on the port). A SINGLE login replaces the channels
+ * of its nexus, so it only needs room among the address's channels in
+ * other nexuses: a SINGLE login that replaces channels which are still
+ * open always fits, but one with a new port ID is no way around the
+ * address's limit. Either kind is refused while the address has
+ * SRPT_MAX_CH_PER_PEER_ALL channels on the port, closing ones included.
+ *
+ * Return: SRPT_CH_LIMIT_OK, or the limit that refuses the login.
+ */
+static enum srpt_ch_limit srpt_login_ch_limit(bool single,
+					      const struct srpt_login_chs *n)
+{
+	if (n->peer_all >= SRPT_MAX_CH_PER_PEER_ALL)
+		return SRPT_CH_LIMIT_PEER_ALL;
+	if (single)
+		return n->peer - n->nexus_peer >= SRPT_MAX_CH_PER_PEER ?
+			SRPT_CH_LIMIT_PEER : SRPT_CH_LIMIT_OK;
+	if (n->nexus >= SRPT_MAX_CH_PER_NEXUS)
+		return SRPT_CH_LIMIT_NEXUS;
+	if (n->peer >= SRPT_MAX_CH_PER_PEER)
+		return SRPT_CH_LIMIT_PEER;
+	return SRPT_CH_LIMIT_OK;
+}
+
+/**
+ * srpt_login_over_limit() - whether a login would exceed a channel limit
+ * @sport: port the login arrived on
+ * @req: the login request
+ * @src_addr: the connection's name: IP address (RDMA/CM) or GUID form (IB/CM)
+ * @why: buffer for the reason in words, for the kernel log
+ * @len: size of @why
+ *
+ * Logins are serialised by srpt_dev_mutex and channels only leave the
+ * counts meanwhile, so the counts cannot grow between this check and
+ * srpt_join_nexus().
+ *
+ * Context: srpt_dev_mutex held.
+ *
+ * Return: true when the login must be refused (@why is then set).
+ */
+static bool srpt_login_over_limit(struct srpt_port *sport,
+				  const struct srp_login_req *req,
+				  const char *src_addr, char *why, size_t len)
+{
+	bool single = (req->req_flags & 3) == SRP_MULTICHAN_SINGLE;
+	struct srpt_login_chs n;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	srpt_count_login_chs(sport, req, src_addr, &n);
+	switch (srpt_login_ch_limit(single, &n)) {
+	case SRPT_CH_LIMIT_NEXUS:
+		snprintf(why, len, "the I_T nexus has %d channels already",
+			 SRPT_MAX_CH_PER_NEXUS);
+		return true;
+	case SRPT_CH_LIMIT_PEER:
+		snprintf(why, len,
+			 "its source address has %d channels on the port already",
+			 SRPT_MAX_CH_PER_PEER);
+		return true;
+	case SRPT_CH_LIMIT_PEER_ALL:
+		snprintf(why, len,
+			 "its source address has %d channels on the port, closing ones included",
+			 SRPT_MAX_CH_PER_PEER_ALL);
+		return true;
+	default:
+		return false;
+	}
 }
 
 /**
@@ -2947,9 +2997,9 @@ static u32 srpt_cm_req_check(struct srpt_device *sdev, u32 port_num,
  * @resp_res: RDMA READs we may have to answer
  * @init_depth: RDMA READs we may have outstanding
  *
- * Validate (fields, ACL, channels of the nexus), allocate the channel,
- * connect the QP, answer. Runs with srpt_dev_mutex held so that the device
- * cannot go away meanwhile.
+ * Validate (fields, ACL, channels of the nexus and of the source address),
+ * allocate the channel, connect the QP, answer. Runs with srpt_dev_mutex
+ * held so that the device cannot go away meanwhile.
  *
  * Return: 0 when the login was accepted; a negative error code when it was
  * rejected (the caller's connection is then destroyed).
@@ -2985,10 +3035,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		srpt_log_rej(sdev, port_num, req, src_addr, why);
 		goto reject;
 	}
-	if (srpt_nexus_full(sport, req)) {
-		snprintf(why, sizeof(why),
-			 "the I_T nexus has %d channels already",
-			 SRPT_MAX_CH_PER_NEXUS);
+	if (srpt_login_over_limit(sport, req, src_addr, why, sizeof(why))) {
 		srpt_log_rej(sdev, port_num, req, src_addr, why);
 		goto reject;
 	}
@@ -3075,15 +3122,16 @@ enum {
 static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx);
 
 /**
- * srpt_fail_write() - fail a write whose data-out transfer did not happen
- * @ioctx: send context in state DATA_IN
+ * srpt_fail_cmd() - fail a command LIO has parsed but not executed
+ * @ioctx: send context
+ * @reason: sense to report; TCM_CHECK_CONDITION_ABORT_CMD for a write
+ *	whose data-out transfer did not happen
  *
  * LIO answers the command with CHECK CONDITION through queue_status.
  */
-static void srpt_fail_write(struct srpt_send_ioctx *ioctx)
+static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx, sense_reason_t reason)
 {
-	transport_generic_request_failure(&ioctx->cmd,
-					  TCM_CHECK_CONDITION_ABORT_CMD);
+	transport_generic_request_failure(&ioctx->cmd, reason);
 }
 
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -3114,7 +3162,7 @@ static int srpt_abort_cmd(struct srpt_send_ioctx *ioctx)
 	case SRPT_STATE_NEED_DATA:
 		if (srpt_test_and_set_cmd_state(ioctx, SRPT_STATE_NEED_DATA,
 						SRPT_STATE_DATA_IN))
-			srpt_fail_write(ioctx);
+			srpt_fail_cmd(ioctx, TCM_CHECK_CONDITION_ABORT_CMD);
 		break;
 	case SRPT_STATE_CMD_RSP_SENT:
 	case SRPT_STATE_MGMT_RSP_SENT:
@@ -3167,7 +3215,7 @@ static void srpt_sq_post_waiter(struct srpt_send_ioctx *ioctx)
 	if (ioctx->waiting_rsp)
 		srpt_post_response(ioctx);
 	else if (srpt_post_rdma_read(ioctx))
-		srpt_fail_write(ioctx);
+		srpt_fail_cmd(ioctx, TCM_CHECK_CONDITION_ABORT_CMD);
 }
 
 /**
@@ -4009,13 +4057,44 @@ static bool srpt_cdb_dir_conflict(const u8 *cdb, enum dma_data_direction dir)
 }
 
 /**
- * srpt_fail_cmd() - fail a command LIO has parsed but not started
- * @ioctx: send context
- * @reason: sense to report
+ * srpt_pr_refused() - whether a persistent reservation comes from a nexus
+ *	without a TransportID
+ * @ch: SRPT RDMA channel
+ * @cmd: the command, parsed by LIO (target_submit_prep())
+ *
+ * LIO names every registrant of a persistent reservation with an SRP
+ * TransportID that it decodes from the hex digits of the nexus's ACL name
+ * (srp_get_pr_transport_id()). A nexus whose ACL is named by an IP address
+ * or a GUID, as every demo-mode nexus is, has none: READ FULL STATUS would
+ * end its list at that registrant, hiding it and all registrants after it,
+ * and all initiator ports that log in from that address would share one
+ * registration, so a reservation would not fence them from each other.
+ * PERSISTENT RESERVE IN and OUT from such a nexus are therefore answered as
+ * an unsupported command, so that cluster software stops at once with a
+ * clear error rather than fencing the wrong ports; a rate-limited warning
+ * tells the administrator why. A backstore that handles persistent
+ * reservations itself (pass-through) needs no TransportID from LIO and is
+ * left alone.
+ *
+ * Return: true when @cmd must be answered with INVALID COMMAND OPERATION
+ * CODE.
  */
-static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx, sense_reason_t reason)
+static bool srpt_pr_refused(struct srpt_rdma_ch *ch, struct se_cmd *cmd)
 {
-	transport_generic_request_failure(&ioctx->cmd, reason);
+	u8 op = cmd->t_task_cdb[0];
+	const char *name;
+	u8 id[16];
+
+	if (op != PERSISTENT_RESERVE_IN && op != PERSISTENT_RESERVE_OUT)
+		return false;
+	if (cmd->se_dev->transport_flags & TRANSPORT_FLAG_PASSTHROUGH_PGR)
+		return false;
+	name = ch->sess->se_node_acl->initiatorname;
+	if (!srpt_parse_i_port_id(id, name))
+		return false;
+	pr_warn_ratelimited("%s: PERSISTENT RESERVE %s refused: an ACL not named by an initiator port ID has no SRP TransportID; clusters need ACLs named 0x<32 hex digits> (targetcli: ib.<32 hex digits>)\n",
+			    name, op == PERSISTENT_RESERVE_IN ? "IN" : "OUT");
+	return true;
 }
 
 /**
@@ -4068,9 +4147,11 @@ static sense_reason_t srpt_take_cmd(struct srpt_rdma_ch *ch,
  * @send_ioctx: send I/O context for the command
  *
  * A malformed command is answered with CHECK CONDITION, ILLEGAL REQUEST,
- * INVALID FIELD IN COMMAND INFORMATION UNIT. The receive buffer is given
- * back exactly once: right after the IU was copied, or, with immediate
- * data used in place, by whoever releases the command.
+ * INVALID FIELD IN COMMAND INFORMATION UNIT; a persistent reservation from
+ * a nexus without a TransportID with INVALID COMMAND OPERATION CODE
+ * (srpt_pr_refused()). The receive buffer is given back exactly once:
+ * right after the IU was copied, or, with immediate data used in place, by
+ * whoever releases the command.
  *
  * LIO parses the CDB first (target_submit_prep() without a buffer); the
  * data buffer is allocated afterwards for the length the CDB transfers
@@ -4128,10 +4209,12 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 	if (target_submit_prep(cmd, cdb, sg, sg_cnt, NULL, 0, NULL, 0,
 			       GFP_KERNEL))
 		return;
+	if (srpt_pr_refused(ch, cmd))
+		reason = TCM_UNSUPPORTED_SCSI_OPCODE;
 	/* The CDB asks for data but no buffer came with it. */
-	if (send_ioctx->dir == DMA_NONE &&
-	    (cmd->se_cmd_flags & SCF_OVERFLOW_BIT) &&
-	    srpt_cdb_data_dir(cmd->t_task_cdb) != DMA_NONE)
+	else if (send_ioctx->dir == DMA_NONE &&
+		 (cmd->se_cmd_flags & SCF_OVERFLOW_BIT) &&
+		 srpt_cdb_data_dir(cmd->t_task_cdb) != DMA_NONE)
 		reason = TCM_INVALID_FIELD_IN_COMMAND_IU;
 	else
 		reason = srpt_alloc_data_buf(send_ioctx);
@@ -6366,8 +6449,9 @@ static const struct target_core_fabric_ops srpt_template = {
  * srpt_refresh_port() - configure a HCA port
  * @sport: SRPT HCA port
  *
- * Reads the port's LIDs and the GID at index 0, from which both port names
- * are formed, and registers the device-management MAD agent.
+ * Queries the port (a port that cannot answer is not ready yet), reads
+ * the GID at index 0, from which both port names are formed, and registers
+ * the device-management MAD agent.
  *
  * Return: 0 or a negative error code from the port query.
  */
@@ -6381,14 +6465,11 @@ static int srpt_refresh_port(struct srpt_port *sport)
 	ret = ib_query_port(device, sport->port, &attr);
 	if (ret)
 		return ret;
-	sport->sm_lid = attr.sm_lid;
-	sport->lid = attr.lid;
 	ret = rdma_query_gid(device, sport->port, 0, &gid);
 	if (ret)
 		return ret;
 
 	mutex_lock(&srpt_dev_mutex);
-	sport->gid = gid;
 	srpt_format_guid_name(sport->guid_name, sizeof(sport->guid_name),
 			      &gid);
 	srpt_format_gid_name(sport->gid_name, sizeof(sport->gid_name), &gid);
@@ -6506,7 +6587,6 @@ static int srpt_enable_srq(struct srpt_device *sdev)
 		if (ret)
 			goto destroy_srq;
 	}
-	sdev->use_srq = true;
 	pr_info("%s: SRQ of %d entries\n", dev_name(&sdev->device->dev),
 		sdev->srq_size);
 	goto unlock;
@@ -6542,7 +6622,6 @@ static void srpt_free_srq(struct srpt_device *sdev)
 	sdev->srq = NULL;
 	sdev->ioctx_ring = NULL;
 	sdev->req_buf_cache = NULL;
-	sdev->use_srq = false;
 }
 
 /**

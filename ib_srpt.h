@@ -9,6 +9,8 @@
 #ifndef IB_SRPT_H
 #define IB_SRPT_H
 
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -74,6 +76,11 @@ struct ib_dm_mad {
 	u8 data[IB_MGMT_DEVICE_DATA];
 };
 
+static_assert(sizeof(struct ib_dm_mad) == sizeof(struct ib_mad));
+static_assert(offsetof(struct ib_dm_mad, data) == IB_MGMT_DEVICE_HDR);
+static_assert(sizeof_field(struct ib_dm_mad, data) == IB_MGMT_DEVICE_DATA);
+static_assert(sizeof(struct ib_class_port_info) == 72);
+
 /**
  * struct ib_dm_iou_info - IOUnitInfo attribute
  * @change_id: incremented when the controller list changes
@@ -87,6 +94,9 @@ struct ib_dm_iou_info {
 	u8 op_rom;
 	u8 controller_list[128];
 };
+
+static_assert(sizeof(struct ib_dm_iou_info) == 132);
+static_assert(offsetof(struct ib_dm_iou_info, controller_list) == 4);
 
 /**
  * struct ib_dm_ioc_profile - IOControllerProfile attribute
@@ -138,6 +148,20 @@ struct ib_dm_ioc_profile {
 	u8 id_string[64];
 };
 
+static_assert(sizeof(struct ib_dm_ioc_profile) == 128);
+static_assert(offsetof(struct ib_dm_ioc_profile, vendor_id) == 8);
+static_assert(offsetof(struct ib_dm_ioc_profile, device_version) == 16);
+static_assert(offsetof(struct ib_dm_ioc_profile, subsys_vendor_id) == 20);
+static_assert(offsetof(struct ib_dm_ioc_profile, io_class) == 28);
+static_assert(offsetof(struct ib_dm_ioc_profile, protocol_version) == 34);
+static_assert(offsetof(struct ib_dm_ioc_profile, send_queue_depth) == 40);
+static_assert(offsetof(struct ib_dm_ioc_profile, rdma_read_depth) == 43);
+static_assert(offsetof(struct ib_dm_ioc_profile, send_size) == 44);
+static_assert(offsetof(struct ib_dm_ioc_profile, rdma_size) == 48);
+static_assert(offsetof(struct ib_dm_ioc_profile, op_cap_mask) == 52);
+static_assert(offsetof(struct ib_dm_ioc_profile, num_svc_entries) == 54);
+static_assert(offsetof(struct ib_dm_ioc_profile, id_string) == 64);
+
 /**
  * struct ib_dm_svc_entry - one service entry
  * @name: service name, NUL padded
@@ -148,6 +172,9 @@ struct ib_dm_svc_entry {
 	__be64 id;
 };
 
+static_assert(sizeof(struct ib_dm_svc_entry) == 48);
+static_assert(offsetof(struct ib_dm_svc_entry, id) == 40);
+
 /**
  * struct ib_dm_svc_entries - ServiceEntries attribute
  * @service_entries: up to four entries
@@ -155,6 +182,9 @@ struct ib_dm_svc_entry {
 struct ib_dm_svc_entries {
 	struct ib_dm_svc_entry service_entries[SRPT_SVC_ENTRIES_PER_MAD];
 };
+
+static_assert(sizeof(struct ib_dm_svc_entries) == 192);
+static_assert(sizeof(struct ib_dm_svc_entries) <= IB_MGMT_DEVICE_DATA);
 
 /* Limits. */
 enum {
@@ -167,6 +197,26 @@ enum {
 	SRPT_MAX_SRQ_SIZE		= 65535,
 	SRPT_MAX_RQ_SIZE		= 128,	/* credits per channel */
 	SRPT_MAX_CH_PER_NEXUS		= 64,	/* channels per I_T nexus */
+	/*
+	 * Channels per source address (IP address or GUID form) and HCA
+	 * port, whatever initiator port IDs they log in with: the initiator
+	 * picks its port ID freely, so under an ACL named by address (IP or
+	 * GUID form) the nexus limit alone does not bound one host. ib_srp
+	 * opens one channel per CPU at most (ch_count), which the nexus
+	 * limit clips at 64, and one nexus per initiator_ext and target
+	 * port; four full nexuses per address leave room for several
+	 * initiator_ext values of a host with 64 or more CPUs.
+	 */
+	SRPT_MAX_CH_PER_PEER		= 4 * SRPT_MAX_CH_PER_NEXUS,
+	/*
+	 * All channels of a source address on a port, closing ones included:
+	 * a closing channel keeps its rings (about 1 MiB), QP and CQ until
+	 * its last command has finished, and an initiator that closes its
+	 * channels and logs in again faster than they are released would
+	 * otherwise pile them up. Twice the open limit: one whole reconnect
+	 * of an address still fits.
+	 */
+	SRPT_MAX_CH_PER_PEER_ALL	= 2 * SRPT_MAX_CH_PER_PEER,
 	SRPT_MIN_RSP_SIZE		= 40,
 	SRPT_DEF_RSP_SIZE		= 256,
 	SRPT_MAX_RSP_SIZE		= 1024,
@@ -417,7 +467,6 @@ struct srpt_ch_stats {
  * @sess: LIO session
  * @sess_name: name the ACL was found under
  * @release_work: frees the channel once drained
- * @t_port_id: target port ID of the login
  * @nacl: ACL of @sess, only compared, never dereferenced; set with @stpg
  * @cid: number of the channel in its nexus, for the ACL's info attribute
  * @login_time: wall-clock seconds of the login
@@ -466,12 +515,43 @@ struct srpt_rdma_ch {
 	struct se_session *sess;
 	char sess_name[40];
 	struct work_struct release_work;
-	u8 t_port_id[16];
 	const struct se_node_acl *nacl;
 	u32 cid;
 	time64_t login_time;
 	char peer[40];
 	struct srpt_ch_stats stats;
+};
+
+/**
+ * struct srpt_login_chs - the channels a login's limits look at
+ * @nexus: channels of the login's I_T nexus that are not closing
+ * @nexus_peer: those of them from the login's source address
+ * @peer: channels of the HCA port from the login's source address that
+ *	are not closing, in any nexus
+ * @peer_all: all channels of the HCA port from the login's source address,
+ *	closing ones included
+ */
+struct srpt_login_chs {
+	unsigned int nexus;
+	unsigned int nexus_peer;
+	unsigned int peer;
+	unsigned int peer_all;
+};
+
+/**
+ * enum srpt_ch_limit - the channel limit a login would exceed
+ * @SRPT_CH_LIMIT_OK: none; the login may go on
+ * @SRPT_CH_LIMIT_NEXUS: the I_T nexus has SRPT_MAX_CH_PER_NEXUS channels
+ * @SRPT_CH_LIMIT_PEER: the source address has SRPT_MAX_CH_PER_PEER
+ *	channels on the HCA port
+ * @SRPT_CH_LIMIT_PEER_ALL: the source address has SRPT_MAX_CH_PER_PEER_ALL
+ *	channels on the HCA port, closing ones included
+ */
+enum srpt_ch_limit {
+	SRPT_CH_LIMIT_OK,
+	SRPT_CH_LIMIT_NEXUS,
+	SRPT_CH_LIMIT_PEER,
+	SRPT_CH_LIMIT_PEER_ALL,
 };
 
 /**
@@ -560,9 +640,6 @@ struct port_and_port_id {
  * @mad_agent: device-management MAD agent, or NULL
  * @enabled: at least one TPG of the port is enabled
  * @port: port number
- * @sm_lid: subnet manager LID
- * @lid: port LID
- * @gid: GID at index 0
  * @work: port refresh after an event
  * @guid_name: GUID form of the port name
  * @gid_name: GID form of the port name
@@ -583,9 +660,6 @@ struct srpt_port {
 	struct ib_mad_agent *mad_agent;
 	bool enabled;
 	u32 port;
-	u32 sm_lid;
-	u32 lid;
-	union ib_gid gid;
 	struct work_struct work;
 	char guid_name[SRPT_PORT_NAME_LEN];
 	char gid_name[SRPT_PORT_NAME_LEN];
@@ -610,7 +684,6 @@ struct srpt_port {
  * @cm_id: IB/CM listener, or NULL
  * @srq_size: SRQ size
  * @sdev_mutex: serialises SRQ enable/disable
- * @use_srq: whether @srq is in use
  * @req_buf_cache: slab of SRQ receive buffers
  * @ioctx_ring: SRQ receive contexts
  * @buf_bytes: bytes of data buffers the device's commands hold
@@ -631,7 +704,6 @@ struct srpt_device {
 	struct ib_cm_id *cm_id;
 	int srq_size;
 	struct mutex sdev_mutex;	/* see above */
-	bool use_srq;
 	struct kmem_cache *req_buf_cache;
 	struct srpt_recv_ioctx **ioctx_ring;
 	atomic64_t buf_bytes;

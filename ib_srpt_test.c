@@ -207,23 +207,6 @@ static const u8 expected_svc_entry[48] = {
 	[40] = 0x00, 0x02, 0xc9, 0x03, 0x00, 0xa1, 0xb2, 0xc3,
 };
 
-/* ---- wire layout of the device-management structures ---- */
-
-static void srpt_test_dm_layout(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_mad), 256);
-	KUNIT_EXPECT_EQ(test, offsetof(struct ib_dm_mad, data), 64);
-	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_iou_info), 132);
-	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_ioc_profile), 128);
-	KUNIT_EXPECT_EQ(test, offsetof(struct ib_dm_ioc_profile, send_size),
-			44);
-	KUNIT_EXPECT_EQ(test, offsetof(struct ib_dm_ioc_profile, id_string),
-			64);
-	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_svc_entry), 48);
-	KUNIT_EXPECT_EQ(test, sizeof(struct ib_dm_svc_entries), 192);
-	KUNIT_EXPECT_EQ(test, sizeof(struct ib_class_port_info), 72);
-}
-
 /* ---- ClassPortInfo ---- */
 
 static void srpt_test_class_port_info(struct kunit *test)
@@ -1182,6 +1165,111 @@ static void srpt_test_acl_invalid(struct kunit *test)
 	expect_acl(test, "0x00112233445566778899aabbccddeeff00", -EINVAL);
 }
 
+/* ---- persistent reservations by ACL name: srpt_pr_refused() ---- */
+
+/*
+ * Whether a command with opcode @op from a nexus of ACL @name to a device
+ * with @flags (its transport_flags) is refused.
+ */
+static bool refused(struct kunit *test, const char *name, u8 op, u8 flags)
+{
+	struct se_node_acl *acl = kunit_kzalloc(test, sizeof(*acl),
+						GFP_KERNEL);
+	struct se_session *sess = kunit_kzalloc(test, sizeof(*sess),
+						GFP_KERNEL);
+	struct srpt_rdma_ch *ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
+	struct se_device *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	struct se_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, acl);
+	KUNIT_ASSERT_NOT_NULL(test, sess);
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	strscpy(acl->initiatorname, name, sizeof(acl->initiatorname));
+	sess->se_node_acl = acl;
+	ch->sess = sess;
+	dev->transport_flags = flags;
+	cmd->se_dev = dev;
+	cmd->t_task_cdb = cmd->__t_task_cdb;
+	cmd->t_task_cdb[0] = op;
+	return srpt_pr_refused(ch, cmd);
+}
+
+/* Whether PR IN and PR OUT from ACL @name are refused (both the same). */
+static bool pr_in_out_refused(struct kunit *test, const char *name)
+{
+	bool out = refused(test, name, PERSISTENT_RESERVE_OUT, 0);
+
+	KUNIT_EXPECT_EQ_MSG(test, refused(test, name, PERSISTENT_RESERVE_IN, 0),
+			    out, "%s", name);
+	return out;
+}
+
+/* LIO makes a TransportID of a port-ID name, with or without "0x". */
+static void srpt_test_pr_port_id_acl(struct kunit *test)
+{
+	static const char * const names[] = {
+		"0x00112233445566778899aabbccddeeff",
+		"00112233445566778899aabbccddeeff",
+		"0X00112233445566778899AABBCCDDEEFF",
+		"0x0002c90300a1b2c3",
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		KUNIT_EXPECT_FALSE_MSG(test, pr_in_out_refused(test, names[i]),
+				       "%s", names[i]);
+}
+
+/*
+ * Address and GUID names have no TransportID, nor have names LIO cannot
+ * decode (odd length, more than 32 digits, no digits): PR IN and OUT are
+ * refused.
+ */
+static void srpt_test_pr_address_acl(struct kunit *test)
+{
+	static const char * const names[] = {
+		"192.168.122.76",
+		"fe80:0000:0000:0000:5054:00ff:fe12:3456",
+		"0002:c903:00a1:b2c3",
+		"0x123",
+		"0x00112233445566778899aabbccddeeff00",
+		"0x",
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		KUNIT_EXPECT_TRUE_MSG(test, pr_in_out_refused(test, names[i]),
+				      "%s", names[i]);
+}
+
+/* Only persistent reservations are refused, whatever the ACL's name. */
+static void srpt_test_pr_other_commands(struct kunit *test)
+{
+	static const u8 ops[] = {
+		READ_10, WRITE_10, INQUIRY, RESERVE, RELEASE, REPORT_LUNS,
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		KUNIT_EXPECT_FALSE_MSG(test,
+				       refused(test, "192.168.122.76", ops[i],
+					       0),
+				       "opcode %#x", ops[i]);
+}
+
+/* A pass-through backstore answers PR itself: nothing is refused. */
+static void srpt_test_pr_passthrough(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, refused(test, "192.168.122.76",
+					 PERSISTENT_RESERVE_OUT,
+					 TRANSPORT_FLAG_PASSTHROUGH_PGR));
+	KUNIT_EXPECT_FALSE(test, refused(test, "192.168.122.76",
+					 PERSISTENT_RESERVE_IN,
+					 TRANSPORT_FLAG_PASSTHROUGH_PGR));
+}
+
 /* ---- WWN names: srpt_format_guid_name() / srpt_format_gid_name() ---- */
 
 static const union ib_gid test_gid = {
@@ -1570,15 +1658,11 @@ static int parse(struct kunit *test, const struct cmd_image *img,
 				   info);
 }
 
-static void srpt_test_cmd_layout(struct kunit *test)
-{
-	KUNIT_EXPECT_EQ(test, CMD_HDR, 48);
-	KUNIT_EXPECT_EQ(test, IND_HDR, 20);
-	KUNIT_EXPECT_EQ(test, DESC, 16);
-	KUNIT_EXPECT_EQ(test, offsetof(struct srp_cmd, add_data), 48);
-	KUNIT_EXPECT_EQ(test, offsetof(struct srp_indirect_buf, desc_list), 20);
-	KUNIT_EXPECT_EQ(test, sizeof(struct srp_imm_buf), 4);
-}
+/* The SRP sizes the images above are built with. */
+static_assert(CMD_HDR == 48 && offsetof(struct srp_cmd, add_data) == 48);
+static_assert(IND_HDR == 20 &&
+	      offsetof(struct srp_indirect_buf, desc_list) == 20);
+static_assert(DESC == 16 && sizeof(struct srp_imm_buf) == 4);
 
 static void srpt_test_cmd_no_data(struct kunit *test)
 {
@@ -1976,7 +2060,7 @@ static void srpt_test_sq_size(struct kunit *test)
 	attrs.max_send_sge = 0;
 	KUNIT_EXPECT_EQ(test, srpt_ch_sq_size(SRPT_MAX_SQ_SIZE, &attrs, 128),
 			big1);
-	/* Issue 11: 255 odd-sized descriptors of 64 MiB need ~1275. */
+	/* 255 odd-sized descriptors of 64 MiB need ~1275. */
 	attrs.max_send_sge = 16;
 	attrs.max_sge_rd = 16;
 	KUNIT_EXPECT_GE(test, srpt_ch_sq_size(SRPT_DEF_SQ_SIZE, &attrs, 128),
@@ -2824,8 +2908,227 @@ static void srpt_test_show_whole_blocks(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, page + len - strlen(want), want);
 }
 
-static struct kunit_case srpt_test_cases[] = {
-	KUNIT_CASE(srpt_test_dm_layout),
+/* Channel limits of a login: the nexus's and the source address's. */
+
+/* A port with an empty nexus list, ready for srpt_count_login_chs(). */
+static struct srpt_port *test_ch_sport(struct kunit *test)
+{
+	struct srpt_port *sport = test_sport(test);
+
+	mutex_init(&sport->mutex);
+	INIT_LIST_HEAD(&sport->nexus_list);
+	return sport;
+}
+
+/* A nexus of @sport for initiator port ID @req, with no channels. */
+static struct srpt_nexus *test_nexus(struct kunit *test,
+				     struct srpt_port *sport,
+				     const struct srp_login_req *req)
+{
+	struct srpt_nexus *nexus = kunit_kzalloc(test, sizeof(*nexus),
+						 GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, nexus);
+	INIT_LIST_HEAD(&nexus->ch_list);
+	memcpy(nexus->i_port_id, req->initiator_port_id, 16);
+	memcpy(nexus->t_port_id, req->target_port_id, 16);
+	list_add_tail(&nexus->entry, &sport->nexus_list);
+	return nexus;
+}
+
+/* @count channels from @peer in state @state, added to @nexus. */
+static void test_add_chs(struct kunit *test, struct srpt_nexus *nexus,
+			 const char *peer, enum srpt_ch_state state, int count)
+{
+	struct srpt_rdma_ch *ch;
+	int i;
+
+	for (i = 0; i < count; i++) {
+		ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, ch);
+		strscpy(ch->peer, peer, sizeof(ch->peer));
+		ch->state = state;
+		list_add_tail(&ch->list, &nexus->ch_list);
+	}
+}
+
+/* A login request like good_login() with initiator_ext @ext. */
+static struct srp_login_req *login_ext(struct kunit *test, u64 ext, bool multi)
+{
+	struct srp_login_req *req = good_login(test);
+	__be64 be = cpu_to_be64(ext);
+
+	memcpy(req->initiator_port_id, &be, 8);
+	req->req_flags = multi ? SRP_MULTICHAN_MULTI : SRP_MULTICHAN_SINGLE;
+	return req;
+}
+
+/*
+ * Only channels that are not closing count; the nexus count takes every
+ * address, the address count every nexus of the port.
+ */
+static void srpt_test_count_login_chs(struct kunit *test)
+{
+	struct srpt_port *sport = test_ch_sport(test);
+	struct srp_login_req *req = login_ext(test, 1, true);
+	struct srpt_nexus *mine = test_nexus(test, sport, req);
+	struct srpt_nexus *other = test_nexus(test, sport,
+					      login_ext(test, 2, true));
+	struct srpt_login_chs n;
+
+	test_add_chs(test, mine, "192.0.2.1", CH_CONNECTING, 1);
+	test_add_chs(test, mine, "192.0.2.1", CH_LIVE, 2);
+	test_add_chs(test, mine, "192.0.2.1", CH_DISCONNECTING, 4);
+	test_add_chs(test, mine, "192.0.2.2", CH_LIVE, 8);
+	test_add_chs(test, other, "192.0.2.1", CH_LIVE, 16);
+	test_add_chs(test, other, "192.0.2.1", CH_DISCONNECTED, 32);
+	test_add_chs(test, other, "192.0.2.10", CH_LIVE, 64);
+	srpt_count_login_chs(sport, req, "192.0.2.1", &n);
+	KUNIT_EXPECT_EQ(test, n.nexus, 1 + 2 + 8);
+	KUNIT_EXPECT_EQ(test, n.nexus_peer, 1 + 2);
+	KUNIT_EXPECT_EQ(test, n.peer, 1 + 2 + 16);
+	KUNIT_EXPECT_EQ(test, n.peer_all, 1 + 2 + 4 + 16 + 32);
+
+	/* Another target port ID is another nexus. */
+	req->target_port_id[0] ^= 1;
+	srpt_count_login_chs(sport, req, "192.0.2.2", &n);
+	KUNIT_EXPECT_EQ(test, n.nexus, 0);
+	KUNIT_EXPECT_EQ(test, n.nexus_peer, 0);
+	KUNIT_EXPECT_EQ(test, n.peer, 8);
+}
+
+/* MULTI: the nexus limit first, then the address's; each at its number. */
+static void srpt_test_ch_limit_multi(struct kunit *test)
+{
+	struct srpt_login_chs n = {
+		.nexus = SRPT_MAX_CH_PER_NEXUS - 1,
+		.nexus_peer = SRPT_MAX_CH_PER_NEXUS - 1,
+		.peer = SRPT_MAX_CH_PER_PEER - 1,
+	};
+
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(false, &n), SRPT_CH_LIMIT_OK);
+	n.peer++;
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(false, &n),
+			SRPT_CH_LIMIT_PEER);
+	n.nexus++;
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(false, &n),
+			SRPT_CH_LIMIT_NEXUS);
+	n.peer = 0;
+	n.nexus_peer = 0;
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(false, &n),
+			SRPT_CH_LIMIT_NEXUS);
+	/* New port IDs: one channel per nexus, up to the address's limit. */
+	n = (struct srpt_login_chs){ .peer = SRPT_MAX_CH_PER_PEER };
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(false, &n),
+			SRPT_CH_LIMIT_PEER);
+	/* The limits hold: 256 is four nexuses of 64. */
+	KUNIT_EXPECT_EQ(test, SRPT_MAX_CH_PER_PEER, 4 * SRPT_MAX_CH_PER_NEXUS);
+}
+
+/*
+ * SINGLE replaces the channels of its nexus: the nexus limit does not
+ * apply, and the address's limit counts only its channels elsewhere.
+ */
+static void srpt_test_ch_limit_single(struct kunit *test)
+{
+	struct srpt_login_chs n = {
+		.nexus = SRPT_MAX_CH_PER_NEXUS + 5,
+		.nexus_peer = 1,
+		.peer = SRPT_MAX_CH_PER_PEER,
+	};
+
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(true, &n), SRPT_CH_LIMIT_OK);
+	n.nexus_peer = 0;
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(true, &n),
+			SRPT_CH_LIMIT_PEER);
+	n.peer = SRPT_MAX_CH_PER_PEER - 1;
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(true, &n), SRPT_CH_LIMIT_OK);
+}
+
+/*
+ * Closing channels hold their resources until released: past
+ * SRPT_MAX_CH_PER_PEER_ALL channels of an address, closing ones included,
+ * neither a MULTI nor a SINGLE login fits, however few are open.
+ */
+static void srpt_test_ch_limit_closing(struct kunit *test)
+{
+	struct srpt_login_chs n = {
+		.peer_all = SRPT_MAX_CH_PER_PEER_ALL - 1,
+	};
+
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(false, &n), SRPT_CH_LIMIT_OK);
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(true, &n), SRPT_CH_LIMIT_OK);
+	n.peer_all++;
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(false, &n),
+			SRPT_CH_LIMIT_PEER_ALL);
+	KUNIT_EXPECT_EQ(test, srpt_login_ch_limit(true, &n),
+			SRPT_CH_LIMIT_PEER_ALL);
+}
+
+/* 256 open and 256 closing channels of one address: the next is refused. */
+static void srpt_test_login_over_limit_closing(struct kunit *test)
+{
+	struct srpt_port *sport = test_ch_sport(test);
+	struct srpt_nexus *nexus;
+	char why[96] = "";
+	int i;
+
+	for (i = 0; i < SRPT_MAX_CH_PER_PEER; i++) {
+		nexus = test_nexus(test, sport,
+				   login_ext(test, 0x100 + i, true));
+		test_add_chs(test, nexus, "192.0.2.1", CH_DISCONNECTING, 1);
+		test_add_chs(test, nexus, "192.0.2.1",
+			     i ? CH_DISCONNECTED : CH_LIVE, 1);
+	}
+	mutex_lock(&srpt_dev_mutex);
+	KUNIT_EXPECT_TRUE(test,
+			  srpt_login_over_limit(sport,
+						login_ext(test, 0x100, false),
+						"192.0.2.1", why, sizeof(why)));
+	KUNIT_EXPECT_STREQ(test, why,
+			   "its source address has 512 channels on the port, closing ones included");
+	mutex_unlock(&srpt_dev_mutex);
+}
+
+/*
+ * The whole check on a port: one address with SRPT_MAX_CH_PER_PEER
+ * channels, each in a nexus of its own, refuses a new port ID with the
+ * reason in words; another address and a reconnect of one of its nexuses
+ * still fit.
+ */
+static void srpt_test_login_over_limit(struct kunit *test)
+{
+	struct srpt_port *sport = test_ch_sport(test);
+	char why[96] = "";
+	bool over;
+	int i;
+
+	for (i = 0; i < SRPT_MAX_CH_PER_PEER; i++)
+		test_add_chs(test, test_nexus(test, sport,
+					      login_ext(test, 0x100 + i, true)),
+			     "192.0.2.1", CH_LIVE, 1);
+	mutex_lock(&srpt_dev_mutex);
+	over = srpt_login_over_limit(sport, login_ext(test, 0x1000, true),
+				     "192.0.2.1", why, sizeof(why));
+	KUNIT_EXPECT_TRUE(test, over);
+	KUNIT_EXPECT_STREQ(test, why,
+			   "its source address has 256 channels on the port already");
+	over = srpt_login_over_limit(sport, login_ext(test, 0x1000, false),
+				     "192.0.2.1", why, sizeof(why));
+	KUNIT_EXPECT_TRUE(test, over);
+	KUNIT_EXPECT_FALSE(test,
+			   srpt_login_over_limit(sport,
+						 login_ext(test, 0x100, false),
+						 "192.0.2.1", why, sizeof(why)));
+	KUNIT_EXPECT_FALSE(test,
+			   srpt_login_over_limit(sport,
+						 login_ext(test, 0x1000, true),
+						 "192.0.2.2", why, sizeof(why)));
+	mutex_unlock(&srpt_dev_mutex);
+}
+
+/* Suite ib_srpt_mad: device-management MADs (the srp_daemon side). */
+static struct kunit_case srpt_mad_test_cases[] = {
 	KUNIT_CASE(srpt_test_class_port_info),
 	KUNIT_CASE(srpt_test_class_port_info_reply),
 	KUNIT_CASE(srpt_test_class_port_info_resp_time),
@@ -2875,6 +3178,18 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_reply_keeps_request_fields),
 	KUNIT_CASE(srpt_test_register_idempotent),
 	KUNIT_CASE(srpt_test_unregister_without_agents),
+	{}
+};
+
+static struct kunit_suite srpt_mad_test_suite = {
+	.name = "ib_srpt_mad",
+	.init = srpt_test_init,
+	.exit = srpt_test_exit,
+	.test_cases = srpt_mad_test_cases,
+};
+
+/* Suite ib_srpt_names: port IDs, GUIDs, ACL names and WWN names. */
+static struct kunit_case srpt_names_test_cases[] = {
 	KUNIT_CASE(srpt_test_port_id_full_0x),
 	KUNIT_CASE(srpt_test_port_id_full_bare),
 	KUNIT_CASE(srpt_test_port_id_uppercase),
@@ -2899,10 +3214,26 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_acl_canonical),
 	KUNIT_CASE(srpt_test_acl_init_normalises),
 	KUNIT_CASE(srpt_test_acl_init_duplicate),
+	KUNIT_CASE(srpt_test_pr_port_id_acl),
+	KUNIT_CASE(srpt_test_pr_address_acl),
+	KUNIT_CASE(srpt_test_pr_other_commands),
+	KUNIT_CASE(srpt_test_pr_passthrough),
 	KUNIT_CASE(srpt_test_format_guid_name),
 	KUNIT_CASE(srpt_test_format_gid_name),
 	KUNIT_CASE(srpt_test_format_names_exact_size),
 	KUNIT_CASE(srpt_test_format_names_round_trip),
+	{}
+};
+
+static struct kunit_suite srpt_names_test_suite = {
+	.name = "ib_srpt_names",
+	.init = srpt_test_init,
+	.exit = srpt_test_exit,
+	.test_cases = srpt_names_test_cases,
+};
+
+/* Suite ib_srpt_login: login request checks and channel limits. */
+static struct kunit_case srpt_login_test_cases[] = {
 	KUNIT_CASE(srpt_test_login_accept),
 	KUNIT_CASE(srpt_test_login_iu_len_bounds),
 	KUNIT_CASE(srpt_test_login_iu_too_small),
@@ -2919,7 +3250,24 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_login_rej_text),
 	KUNIT_CASE(srpt_test_login_port_num),
 	KUNIT_CASE(srpt_test_login_rsp_iu_lens),
-	KUNIT_CASE(srpt_test_cmd_layout),
+	KUNIT_CASE(srpt_test_count_login_chs),
+	KUNIT_CASE(srpt_test_ch_limit_multi),
+	KUNIT_CASE(srpt_test_ch_limit_single),
+	KUNIT_CASE(srpt_test_login_over_limit),
+	KUNIT_CASE(srpt_test_ch_limit_closing),
+	KUNIT_CASE(srpt_test_login_over_limit_closing),
+	{}
+};
+
+static struct kunit_suite srpt_login_test_suite = {
+	.name = "ib_srpt_login",
+	.init = srpt_test_init,
+	.exit = srpt_test_exit,
+	.test_cases = srpt_login_test_cases,
+};
+
+/* Suite ib_srpt_cmd: SRP_CMD descriptor and CDB parsing. */
+static struct kunit_case srpt_cmd_test_cases[] = {
 	KUNIT_CASE(srpt_test_cmd_no_data),
 	KUNIT_CASE(srpt_test_cmd_header_truncated),
 	KUNIT_CASE(srpt_test_cmd_direct_out),
@@ -2949,12 +3297,6 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_sq_size),
 	KUNIT_CASE(srpt_test_cdb_len),
 	KUNIT_CASE(srpt_test_cdb_data_dir_table),
-	KUNIT_CASE(srpt_test_buf_budget),
-	KUNIT_CASE(srpt_test_data_pages_zeroed),
-	KUNIT_CASE(srpt_test_send_ioctx_reset),
-	KUNIT_CASE(srpt_test_show_whole_blocks),
-	KUNIT_CASE(srpt_test_keep_data_buf),
-	KUNIT_CASE(srpt_test_kept_buf_in_budget),
 	KUNIT_CASE(srpt_test_cmd_indirect_len_mismatch),
 	KUNIT_CASE(srpt_test_cmd_indirect_sum_overflow),
 	KUNIT_CASE(srpt_test_cmd_indirect_huge_sum),
@@ -2969,6 +3311,36 @@ static struct kunit_case srpt_test_cases[] = {
 	KUNIT_CASE(srpt_test_cmd_imm_with_add_cdb),
 	KUNIT_CASE(srpt_test_cmd_imm_data_in),
 	KUNIT_CASE(srpt_test_cmd_imm_desc_truncated),
+	{}
+};
+
+static struct kunit_suite srpt_cmd_test_suite = {
+	.name = "ib_srpt_cmd",
+	.init = srpt_test_init,
+	.exit = srpt_test_exit,
+	.test_cases = srpt_cmd_test_cases,
+};
+
+/* Suite ib_srpt_buf: data buffers: budget, zeroing, kept buffers. */
+static struct kunit_case srpt_buf_test_cases[] = {
+	KUNIT_CASE(srpt_test_buf_budget),
+	KUNIT_CASE(srpt_test_data_pages_zeroed),
+	KUNIT_CASE(srpt_test_send_ioctx_reset),
+	KUNIT_CASE(srpt_test_show_whole_blocks),
+	KUNIT_CASE(srpt_test_keep_data_buf),
+	KUNIT_CASE(srpt_test_kept_buf_in_budget),
+	{}
+};
+
+static struct kunit_suite srpt_buf_test_suite = {
+	.name = "ib_srpt_buf",
+	.init = srpt_test_init,
+	.exit = srpt_test_exit,
+	.test_cases = srpt_buf_test_cases,
+};
+
+/* Suite ib_srpt_state: command states and credit counting. */
+static struct kunit_case srpt_state_test_cases[] = {
 	KUNIT_CASE(srpt_test_state_set_returns_previous),
 	KUNIT_CASE(srpt_test_state_write_path),
 	KUNIT_CASE(srpt_test_state_tmf_path),
@@ -2989,14 +3361,16 @@ static struct kunit_case srpt_test_cases[] = {
 	{}
 };
 
-static struct kunit_suite srpt_test_suite = {
-	.name = "ib_srpt",
+static struct kunit_suite srpt_state_test_suite = {
+	.name = "ib_srpt_state",
 	.init = srpt_test_init,
 	.exit = srpt_test_exit,
-	.test_cases = srpt_test_cases,
+	.test_cases = srpt_state_test_cases,
 };
 
-kunit_test_suite(srpt_test_suite);
+kunit_test_suites(&srpt_mad_test_suite, &srpt_names_test_suite,
+		  &srpt_login_test_suite, &srpt_cmd_test_suite,
+		  &srpt_buf_test_suite, &srpt_state_test_suite);
 
 /*
  * Credits, send-queue accounting and receive dispatch. A fake HCA whose

@@ -395,7 +395,7 @@ def goals(rows, out):
         ("memory per channel <= 0.5x stock", lambda k: k[3] == "mem KiB/ch", "B", 0.50, True),
         ("IOPS >= 1.0x nvmet-rdma", lambda k: k[3] == "IOPS", "C", 1.00, False),
     ]
-    out.write("\nGoals (issue 7), per row: median ratio, noise\n")
+    out.write("\nGoals, per row: median ratio, noise\n")
     for name, pred, t, goal, lower in specs:
         rs = pick(pred, t)
         if not rs:

@@ -14,7 +14,8 @@
 
 #include "srp_cm.h"
 
-#define MAXCONN   80
+/* 256 channels from one address (login-peer-channel-limit) and a few more */
+#define MAXCONN   300
 #define MAXTAGS   8192
 
 enum ev_type { EV_IU, EV_DISC, EV_DEAD };

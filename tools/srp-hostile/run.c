@@ -484,7 +484,7 @@ static void run_login_opts(struct login_opts *o)
 /* A login step: the options, how many logins, and the answer awaited. */
 struct login_step {
 	struct login_opts o;
-	uint64_t count, tmo;
+	uint64_t count, tmo, id_step;
 	const char *want;
 	int nowait;
 };
@@ -523,6 +523,7 @@ static int login_numbers(struct rt *r, struct kvs *k, struct login_step *ls)
 	LNUM("port", o->port);
 	LNUM("count", ls->count);
 	LNUM("tmo", ls->tmo);
+	LNUM("id_step", ls->id_step);
 #undef LNUM
 	return 0;
 }
@@ -559,6 +560,7 @@ static int login_parse(struct rt *r, char **tok, int n, struct login_step *ls)
 
 	run_login_opts(o);
 	ls->count = 1;
+	ls->id_step = 0;
 	ls->tmo = g_cfg.tmo;
 	kv_init(&k, tok, n);
 	if (kv_has(&k, "multi"))
@@ -589,18 +591,25 @@ static int login_parse(struct rt *r, char **tok, int n, struct login_step *ls)
 	return kv_unused(&k, r->err, sizeof(r->err));
 }
 
-/* login_one: start login I of LS and, unless nowait, check its answer */
+/*
+ * login_one: start login I of LS and, unless nowait, check its answer.
+ * With id_step=N, login I's initiator port ID has its initiator_ext (the
+ * first 8 bytes) increased by I * N: each login is an I_T nexus of its own.
+ */
 static int login_one(struct rt *r, const struct login_step *ls, int i)
 {
 	struct conn *c = conn_alloc();
+	struct login_opts o = ls->o;
 	char err[512], got[256];
 
 	if (!c) {
-		rt_fail(r, "too many connections");
+		rt_fail(r, "too many connections (at most %d)", MAXCONN);
 		return -1;
 	}
 	rt_add(r, c);
-	if (conn_start(c, &ls->o, err, sizeof(err)))
+	put_be64(o.login.init_id,
+		 get_be64(o.login.init_id) + (uint64_t)i * ls->id_step);
+	if (conn_start(c, &o, err, sizeof(err)))
 		snprintf(c->failwhy, sizeof(c->failwhy), "%.150s", err);
 	if (ls->nowait)
 		return 0;

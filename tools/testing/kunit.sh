@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Runs the ib_srpt KUnit suite (ib_srpt_test.c, included by ib_srpt.c) under
+# Runs the ib_srpt KUnit suites (ib_srpt_test.c, included by ib_srpt.c) under
 # User Mode Linux with kunit.py from linux-source-6.12: Debian's kernels have
 # no KUnit. The driver is built into a UML kernel with KASAN and lockdep.
 #

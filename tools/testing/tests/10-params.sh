@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Module parameters (issue 3, test 1): ib_srpt loads and unloads with each
+# Module parameters: ib_srpt loads and unloads with each
 # parameter at its default, at valid non-default values (read back from
 # /sys/module/ib_srpt/parameters) and refuses to load with invalid ones,
 # saying why in the kernel log. rdma_cm_port is tested only when modinfo

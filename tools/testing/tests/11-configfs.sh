@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# configfs fabric (issue 3, test 2): the fabric root holds version and
+# configfs fabric: the fabric root holds version and
 # discovery_auth only; target ports (WWNs) by both names of the port (GUID
 # form and 0x + 32 hex digits of the GID), every other name refused with
 # EINVAL; TPGs named like the port and tpgt_1 (tag 1); the WWN reports the

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# targetcli (issue 3, test 3): the unchanged Debian targetcli-fb drives
+# targetcli: the unchanged Debian targetcli-fb drives
 # ib_srpt: /srpt create ib.<32 hex of the port GID>, a block backstore as
 # LUN, an ACL ib.<initiator port ID>, a TPG attribute, saveconfig to a file,
 # clearconfig, restoreconfig - all in one targetcli run (each start costs

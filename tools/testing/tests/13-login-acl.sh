@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# RDMA/CM logins and ACLs (issue 3, test 4). The port has a target by each
+# RDMA/CM logins and ACLs. The port has a target by each
 # of its names (GUID form and GID form) at the same time, each with LUN 0;
 # one ACL at a time decides who gets in. ib_srp logs in over IPv4 and IPv6
 # with an ACL for its IP address (GUID-form WWN), and with an ACL for its

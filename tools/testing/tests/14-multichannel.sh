@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Multichannel (issue 3, test 5): an ib_srp login with ch_count=4 gives four
+# Multichannel: an ib_srp login with ch_count=4 gives four
 # live channels on one nexus (the initiator's ch_count and the target's
 # connected RDMA/CM IDs); a further MULTI login of the same initiator port
 # keeps them (MULTICHAN_MAINTAINED); a SINGLE login of the same initiator

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Logout and re-login loop (issue 3, test 6, first part): 20 ib_srp logins
+# Logout and re-login loop: 20 ib_srp logins
 # (two channels each, the ib_srp default on a 2-CPU guest), each with a
 # 4 KiB read, and logouts. After every logout the target's and the
 # initiator's channels must be gone within 10 s (no stuck channel); after

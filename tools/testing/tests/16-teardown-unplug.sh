@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Teardown with a logged-in initiator (issue 3, test 6, second part):
+# Teardown with a logged-in initiator:
 # removing the configfs target and "rmmod ib_srpt" while ib_srp is logged in
 # finish within 10 s (the steps that wait for the driver, enable=0 and
 # rmmod; the whole sequence within 30 s, as the shell's own work is slow
@@ -12,7 +12,7 @@
 # configfs WWN to the returning port by itself; with the stock module the
 # stale WWN is removed and made again first.
 #
-# Issue 11 (defects 2 and 12): with eight channels logged in (ib_srp with
+# Release before removal, and waits without the global mutex: with eight channels logged in (ib_srp with
 # ch_count=2 and six srp-login MULTI logins of the same initiator), three
 # rounds each of
 # "enable=0 && rdma link del" and "logout && configfs teardown && rmmod" in

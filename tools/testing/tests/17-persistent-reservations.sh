@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# SCSI-3 persistent reservations (issue 14, section 4) from two initiators
+# SCSI-3 persistent reservations from two initiators
 # over RDMA/CM, as cluster fencing (fence_scsi, pacemaker) uses them. The
 # target is what targetcli makes: a GID-form WWN, TPG tpgt_1, one brd LUN
 # and two ACLs named by initiator port ID (0x + 32 hex digits, targetcli's
@@ -31,12 +31,14 @@
 #                    fences A with PREEMPT AND ABORT, A's first WRITE gets
 #                    UNIT ATTENTION (registrations preempted), the next one
 #                    RESERVATION CONFLICT, and B still writes
-#   ip-acl           an ACL named by IP address: PR commands work, but LIO
-#                    cannot build a TransportID from that name, so READ FULL
-#                    STATUS leaves the registrant out, and both initiator
-#                    ports, logged in from one address, are one I_T nexus
-#                    for LIO: B writes through A's reservation (the admin
-#                    guide says why clusters must use port-ID ACLs)
+#   ip-acl           an ACL named by IP address: LIO cannot build a
+#                    TransportID from that name (READ FULL STATUS would
+#                    leave the registrant out) and both initiator ports,
+#                    logged in from one address, would be one registrant,
+#                    so PERSISTENT RESERVE IN and OUT from it get ILLEGAL
+#                    REQUEST, INVALID COMMAND OPERATION CODE, the kernel log
+#                    says why, and READ/WRITE still work (the admin guide
+#                    says why clusters must use port-ID ACLs)
 
 # shellcheck disable=SC2317 # the case functions run through sub_case
 set -euo pipefail
@@ -276,28 +278,45 @@ case_fence_scsi() {
 	expect "keys at the end" "$(pr_keys "$DISK_A")" ""
 }
 
+# pr_refused DISK ARG...: sg_persist must fail with ILLEGAL REQUEST,
+# INVALID COMMAND OPERATION CODE (sg_persist's exit status 9: "command not
+# supported"); the PR state stays as it was.
+pr_refused() {
+	local disk=$1 out rc=0
+	shift
+	out=$(pr "$disk" "$@" 2>&1) || rc=$?
+	log "sg_persist $* on $disk: status $rc: $out"
+	((rc == 9)) || { echo "sg_persist $*: status $rc, want 9 (not supported): $out" >&2; return 1; }
+}
+
 # An IP-address ACL (the RDMA/CM connection name, tried before the port
-# ID): PR commands work, but READ FULL STATUS cannot describe the
-# registrant (LIO gets no TransportID from the name), and every initiator
-# port that logs in from that address is the same I_T nexus for LIO: B,
-# another initiator port, writes through A's reservation.
+# ID): LIO cannot build a TransportID from that name, and every initiator
+# port that logs in from that address is one I_T nexus for LIO, so the
+# driver refuses PERSISTENT RESERVE IN and OUT from it as unsupported and
+# says why in the kernel log. Other commands are not affected.
 case_ip_acl() {
-	local disk_a disk_b full
+	local disk_a disk_b mark n gen dir
 	srp_logout_all
 	srpt_add_acl "$SRPT_TPG" "$IPV4" >/dev/null
 	disk_a=$(srp_login initiator_ext="$EXT_A")
 	disk_b=$(srp_login initiator_ext="$EXT_B")
-	pr "$disk_a" --out --register --param-sark="$KEY_A" >/dev/null
-	expect "keys of the IP-named nexus" "$(pr_keys "$disk_a")" "$KEY_A"
-	pr "$disk_a" --out --reserve --param-rk="$KEY_A" --prout-type=1 >/dev/null
-	expect "reservation of the IP-named nexus" "$(pr_reservation "$disk_a")" "$KEY_A Write Exclusive"
-	full=$(pr_full_status "$disk_a")
-	grep -q 'No full status descriptors' <<<"$full" ||
-		{ echo "READ FULL STATUS described the IP-named registrant" >&2; return 1; }
-	expect "WRITE from B (same IP ACL) under A's reservation" "$(scsi_rw "$disk_b" write)" good
-	pr "$disk_a" --out --release --param-rk="$KEY_A" --prout-type=1 >/dev/null
-	pr "$disk_a" --out --register --param-rk="$KEY_A" --param-sark=0 >/dev/null
-	expect "keys after unregistering" "$(pr_keys "$disk_a")" ""
+	gen=$(cat "$SO/pr/res_pr_generation")
+	mark=$(dmesg | wc -l)
+	pr_refused "$disk_a" --out --register --param-sark="$KEY_A"
+	pr_refused "$disk_a" --out --reserve --param-rk="$KEY_A" --prout-type=1
+	pr_refused "$disk_a" --in --read-keys
+	pr_refused "$disk_b" --in --read-full-status
+	pr_refused "$disk_b" --in --read-reservation
+	expect "WRITE from A (IP ACL)" "$(scsi_rw "$disk_a" write)" good
+	expect "READ from B (IP ACL)" "$(scsi_rw "$disk_b" read)" good
+	expect "PR generation after the refused commands" "$(cat "$SO/pr/res_pr_generation")" "$gen"
+	expect "registrations after the refused commands" \
+		"$(tr '\n' ' ' <"$SO/pr/res_pr_registered_i_pts")" "SPC-3 PR Registrations: None "
+	for dir in OUT IN; do
+		n=$(dmesg | tail -n +"$((mark + 1))" |
+			grep -cF "$IPV4: PERSISTENT RESERVE $dir refused: an ACL not named by an initiator port ID") || true
+		((n >= 1)) || { echo "no 'PERSISTENT RESERVE $dir refused' line for $IPV4 in the kernel log" >&2; return 1; }
+	done
 	srp_logout_all
 }
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The modprobe.d example (issue 14, section 2). targetcli's saveconfig does
+# The modprobe.d example. targetcli's saveconfig does
 # not keep the RDMA/CM listener port, so Documentation/modprobe.d/ib_srpt.conf
 # (which ib-srpt-dkms installs as /usr/share/doc/ib-srpt-dkms/examples/
 # ib_srpt.conf) sets rdma_cm_port at every load of the module:

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Data integrity through the whole data path (issue 4, tests 1 and 3).
+# Data integrity through the whole data path.
 #
 # Target: LUN 0 iblock on a memory-backed null_blk (takes 8 MiB requests),
 # LUN 1 fileio on a tmpfs file. Initiator: ib_srp with max_sect=16384 and

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Data integrity under the initiator's descriptor and channel modes (issue 4,
-# test 2). One iblock LUN (memory-backed null_blk); four phases, each with
+# Data integrity under the initiator's descriptor and channel modes. One
+# iblock LUN (memory-backed null_blk); four phases, each with
 # ib_srp loaded again with its module parameters, the TPG's use_srq set, a
 # login and one fio job of mixed block sizes (512 B .. 1 MiB, random,
 # O_DIRECT, queue depth 16, crc32c verify):

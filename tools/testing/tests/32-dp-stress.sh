@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The data path under pressure (issue 4, tests 6, 4 and 5): credits, resets
+# The data path under pressure: credits, resets
 # and aborts, in one test to pay the target setup once. LUN 0 is an iblock
 # backstore on a memory-backed null_blk, LUN 1 an iblock backstore on a
 # dm-delay device over a 64 MiB brd (delay 0 except in the abort cases).
@@ -9,7 +9,7 @@
 # credits-* (test 6): login with queue_size=128 and one channel, so the
 #   SCSI queue is as deep as the target's credit window; fio keeps 128
 #   random 4 KiB writes in flight on LUN 0 for SRPT_TEST_DP_CREDITS_SECS
-#   (default 15; issue 4 asks 30) with crc32c verification every 512 writes
+#   (default 15; 30 for a longer soak) with crc32c verification every 512 writes
 #   (--verify_backlog). Pass: no fio error; no command lost: the disk's own
 #   counters (completed + merged) equal fio's write and read counts, nothing
 #   is in flight afterwards and req_lim is back at its login value; no

@@ -45,6 +45,7 @@ HOSTILE_DIR=$(cd "$(dirname "$0")/../../srp-hostile" && pwd)
 INIT_ID=0000000000000001000000000000abcd
 NOACL_IP=10.211.0.99
 SECOND_IP=10.211.0.98
+CAP_IP=10.211.0.97
 
 # Use the binary built on the host ("make -C tools/srp-hostile") when it was
 # built from these sources; else build it here (slow under emulation) in a
@@ -93,6 +94,12 @@ ip addr add "$NOACL_IP/24" dev "$NETDEV" && export NOACL_SRC=$NOACL_IP
 if ip addr add "$SECOND_IP/24" dev "$NETDEV" &&
    srpt_add_acl "$SRPT_TPG" "$SECOND_IP" >/dev/null; then
 	export SECOND_SRC=$SECOND_IP
+fi
+# A fourth one with an ACL of its own for login-peer-channel-limit, which
+# counts every channel from its source address: no other case uses it.
+if ip addr add "$CAP_IP/24" dev "$NETDEV" &&
+   srpt_add_acl "$SRPT_TPG" "$CAP_IP" >/dev/null; then
+	export CAP_SRC=$CAP_IP
 fi
 export TPG=$SRPT_TPG
 # The receive mode of this run; cases that switch use_srq restore it.
