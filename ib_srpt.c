@@ -1991,21 +1991,41 @@ static void srpt_free_ch(struct kref *kref)
 }
 
 /**
- * srpt_disconnect_ch() - tell an IB/CM initiator that the channel is going away
+ * srpt_iwarp_ch() - whether a channel's disconnect waits for its release
  * @ch: SRPT RDMA channel
  *
- * An RDMA/CM channel is disconnected later, by srpt_rdma_cm_disconnect()
- * from its release work: srpt_close_ch() runs in RDMA/CM callbacks (a
- * SINGLE login closes the other channels of its nexus), and on iWARP
- * rdma_disconnect() of a channel whose accept is still in progress waits
- * for an event that RDMA/CM delivers from the same ordered work queue as
- * the callback, which would never come.
+ * srpt_close_ch() runs in RDMA/CM callbacks (a SINGLE login closes the
+ * other channels of its nexus). On iWARP, rdma_disconnect() of a channel
+ * whose accept is still in progress waits for an event that RDMA/CM
+ * delivers from the same ordered work queue as the callback, which would
+ * never come: such a channel is disconnected by srpt_rdma_cm_disconnect()
+ * from its release work instead. On InfiniBand and RoCE the DREQ goes out
+ * at once, as the initiator expects.
+ *
+ * Return: true for an RDMA/CM channel on an iWARP port.
+ */
+static bool srpt_iwarp_ch(const struct srpt_rdma_ch *ch)
+{
+	return ch->using_rdma_cm &&
+		rdma_protocol_iwarp(ch->sport->sdev->device, ch->sport->port);
+}
+
+/**
+ * srpt_disconnect_ch() - tell the initiator that the channel is going away
+ * @ch: SRPT RDMA channel
+ *
+ * An iWARP channel is told later, from its release work (srpt_iwarp_ch()).
  */
 static void srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 {
 	/* A channel without a connection: the KUnit tests' fake channels. */
-	if (ch->using_rdma_cm || !ch->ib_cm_id)
+	if (!ch->rdma_cm_id && !ch->ib_cm_id)
 		return;
+	if (ch->using_rdma_cm) {
+		if (!srpt_iwarp_ch(ch))
+			rdma_disconnect(ch->rdma_cm_id);
+		return;
+	}
 	/* Before RTU a DREQ is not allowed; reject the connection instead. */
 	if (ib_send_cm_dreq(ch->ib_cm_id, NULL, 0) < 0)
 		ib_send_cm_rej(ch->ib_cm_id, IB_CM_REJ_CONSUMER_DEFINED,
@@ -2013,19 +2033,19 @@ static void srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_rdma_cm_disconnect() - tell an RDMA/CM initiator that the channel is
+ * srpt_rdma_cm_disconnect() - tell an iWARP initiator that the channel is
  *	going away
  * @ch: SRPT RDMA channel, closed, not yet released
  *
  * Called from the channel's release work, outside every RDMA/CM callback
  * and without locks: on iWARP rdma_disconnect() first waits until an accept
- * in progress has finished (see srpt_disconnect_ch()). On InfiniBand and
- * RoCE it sends the DREQ; for a connection that the initiator or the
- * connection manager already ended it changes nothing.
+ * in progress has finished (see srpt_iwarp_ch()). For a connection that
+ * the initiator or the connection manager already ended it changes
+ * nothing.
  */
 static void srpt_rdma_cm_disconnect(struct srpt_rdma_ch *ch)
 {
-	if (ch->using_rdma_cm && ch->rdma_cm_id)
+	if (ch->rdma_cm_id && srpt_iwarp_ch(ch))
 		rdma_disconnect(ch->rdma_cm_id);
 }
 
@@ -2044,11 +2064,11 @@ static void srpt_queue_release(struct srpt_rdma_ch *ch)
  * @ch: SRPT RDMA channel
  * @why: the reason, for the kernel log
  *
- * Sends an IB/CM DREQ (an RDMA/CM disconnect follows from the release
- * work), moves the QP to the error state and posts a zero-length write; its
- * completion queues the release of the channel. Safe to call from any
- * context that may sleep, RDMA/CM and IB/CM callbacks included, more than
- * once.
+ * Sends a DREQ or RDMA/CM disconnect (on iWARP it follows from the
+ * release work, see srpt_iwarp_ch()), moves the QP to the error state and
+ * posts a zero-length write; its completion queues the release of the
+ * channel. Safe to call from any context that may sleep, RDMA/CM and IB/CM
+ * callbacks included, more than once.
  *
  * Return: true if this call started closing the channel, false if it was
  * already being closed.
@@ -2240,7 +2260,7 @@ static void srpt_ch_forget_acl(struct srpt_rdma_ch *ch)
  * srpt_release_channel_work() - free a disconnected channel
  * @w: the channel's release work
  *
- * Disconnects an RDMA/CM channel (srpt_rdma_cm_disconnect()), waits until
+ * Disconnects an iWARP channel (srpt_rdma_cm_disconnect()), waits until
  * no IU and no RTU is being processed (they use the session and the QP),
  * stops the LIO session and waits until every command of the
  * channel has finished, then frees the queues, the rings and the connection. The
