@@ -2060,6 +2060,34 @@ static void srpt_queue_release(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_close_deferred() - hold back the close of a channel whose login is
+ *	being answered
+ * @ch: SRPT RDMA channel
+ * @why: the reason, a string constant
+ *
+ * LIO may close a session as soon as srpt_setup_session() created it (its
+ * ACL removed, the ACL's queue depth changed), while srpt_cm_req_recv()
+ * still joins the channel to its nexus and sends the login response on
+ * the channel's QP and connection. Closing the channel then would let its
+ * release run under the login. LIO asks only once, so the first reason is
+ * kept and srpt_login_end() closes the channel.
+ *
+ * Return: true when the close was recorded for srpt_login_end().
+ */
+static bool srpt_close_deferred(struct srpt_rdma_ch *ch, const char *why)
+{
+	unsigned long flags;
+	bool busy;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	busy = ch->login_busy;
+	if (busy && !ch->close_why)
+		ch->close_why = why;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	return busy;
+}
+
+/**
  * srpt_close_ch() - close an RDMA channel
  * @ch: SRPT RDMA channel
  * @why: the reason, for the kernel log
@@ -2068,15 +2096,18 @@ static void srpt_queue_release(struct srpt_rdma_ch *ch)
  * release work, see srpt_iwarp_ch()), moves the QP to the error state and
  * posts a zero-length write; its completion queues the release of the
  * channel. Safe to call from any context that may sleep, RDMA/CM and IB/CM
- * callbacks included, more than once.
+ * callbacks included, more than once. During the channel's login the close
+ * waits for the login's end (srpt_close_deferred()).
  *
- * Return: true if this call started closing the channel, false if it was
- * already being closed.
+ * Return: true if this call started closing the channel or recorded the
+ * close for the end of its login, false if it was already being closed.
  */
 static bool srpt_close_ch(struct srpt_rdma_ch *ch, const char *why)
 {
 	int ret;
 
+	if (srpt_close_deferred(ch, why))
+		return true;
 	if (!srpt_ch_advance(ch, CH_DISCONNECTING))
 		return false;
 	kref_get(&ch->kref);
@@ -2095,6 +2126,26 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch, const char *why)
 	}
 	kref_put(&ch->kref, srpt_free_ch);
 	return true;
+}
+
+/**
+ * srpt_login_end() - the login of a channel has been answered
+ * @ch: SRPT RDMA channel, in its nexus
+ *
+ * From here on srpt_close_ch() closes the channel at once; a close asked
+ * for during the login (srpt_close_deferred()) happens now.
+ */
+static void srpt_login_end(struct srpt_rdma_ch *ch)
+{
+	unsigned long flags;
+	const char *why;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	ch->login_busy = false;
+	why = ch->close_why;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	if (why)
+		srpt_close_ch(ch, why);
 }
 
 /**
@@ -2528,6 +2579,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	INIT_LIST_HEAD(&ch->list);
 	INIT_WORK(&ch->release_work, srpt_release_channel_work);
 	ch->state = CH_CONNECTING;
+	ch->login_busy = true;
 	strscpy(ch->sess_name, src_addr, sizeof(ch->sess_name));
 	strscpy(ch->peer, src_addr, sizeof(ch->peer));
 
@@ -3092,6 +3144,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 	}
 	srpt_build_login_rsp(ch, req, &rsp, flags);
 	ret = srpt_send_login_rsp(ch, &rsp, resp_res, init_depth);
+	srpt_login_end(ch);
 	if (ret) {
 		pr_err_ratelimited("%s: sending the login response failed (%d)\n",
 				   ch->sess_name, ret);

@@ -459,6 +459,11 @@ struct srpt_ch_stats {
  * @processing_wait_list: true while @cmd_wait_list is being processed (or
  *	an IU is, see srpt_process_ius())
  * @rtu_busy: true while srpt_cm_rtu_recv() makes the channel live
+ * @login_busy: true while srpt_cm_req_recv() answers the channel's login,
+ *	protected by @recv_lock; srpt_close_ch() then only records
+ *	@close_why
+ * @close_why: a close asked for during the login, run by
+ *	srpt_login_end(); protected by @recv_lock
  * @wait_list_kick: set when @cmd_wait_list should be looked at again
  *	because a send context was freed while it was being processed
  * @rsp_buf_cache: slab of response buffers
@@ -508,6 +513,8 @@ struct srpt_rdma_ch {
 	enum srpt_ch_state state;
 	bool processing_wait_list;
 	bool rtu_busy;
+	bool login_busy;
+	const char *close_why;
 	bool wait_list_kick;
 	struct kmem_cache *rsp_buf_cache;
 	struct kmem_cache *req_buf_cache;

@@ -3867,7 +3867,52 @@ static void srpt_test_iu_after_close_given_back(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, ch->processing_wait_list);
 }
 
+/*
+ * LIO may close a session while the login that created it is still being
+ * answered (its ACL removed or the ACL's queue depth changed): the channel
+ * must not start closing under the login, and must close once the login
+ * response is out. LIO asks only once.
+ */
+static void srpt_test_close_during_login(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	struct se_session sess = { .fabric_sess_ptr = ch };
+
+	ch->state = CH_CONNECTING;
+	ch->login_busy = true;
+	srpt_close_session(&sess);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_CONNECTING);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_modify, 0);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
+	/* Another close meanwhile keeps the first reason. */
+	KUNIT_EXPECT_TRUE(test, srpt_close_ch(ch, "kunit"));
+	KUNIT_EXPECT_STREQ(test, ch->close_why, "LIO closed the session");
+	srpt_login_end(ch);
+	KUNIT_EXPECT_FALSE(test, ch->login_busy);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
+	KUNIT_EXPECT_EQ(test, srpt_fake.qp_state, IB_QPS_ERR);
+	/* The zero-length write. */
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 1);
+	/* Once answered, a close is not held back. */
+	KUNIT_EXPECT_FALSE(test, srpt_close_ch(ch, "kunit"));
+}
+
+/* Without a close during the login, its end changes nothing. */
+static void srpt_test_login_end_without_close(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+
+	ch->state = CH_CONNECTING;
+	ch->login_busy = true;
+	srpt_login_end(ch);
+	KUNIT_EXPECT_FALSE(test, ch->login_busy);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_CONNECTING);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
+}
+
 static struct kunit_case srpt_credit_test_cases[] = {
+	KUNIT_CASE(srpt_test_close_during_login),
+	KUNIT_CASE(srpt_test_login_end_without_close),
 	KUNIT_CASE(srpt_test_iu_uses_credit),
 	KUNIT_CASE(srpt_test_credit_use_login_grant),
 	KUNIT_CASE(srpt_test_credit_use_after_delta),
