@@ -1806,6 +1806,24 @@ static u32 srpt_ch_rdma_ctxs(const struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_sq_slots() - send-queue slots the commands of a channel may take
+ * @sq_size: the send queue size that the channel's CQ was sized for
+ * @max_send_wr: what the new QP holds: rdma_rw adds room for its memory
+ *	registrations and a device may round up or, at its limit, down
+ *
+ * Any slot may carry a signaled work request, and so a completion, and the
+ * CQ has room for @sq_size of those: a QP that holds more must not be
+ * filled beyond @sq_size. One work request more than the slots must always
+ * fit for the zero-length write of srpt_close_ch().
+ *
+ * Return: the smaller of @sq_size and @max_send_wr - 1.
+ */
+static u32 srpt_sq_slots(u32 sq_size, u32 max_send_wr)
+{
+	return min(sq_size, max_send_wr - 1);
+}
+
+/**
  * srpt_create_qp() - create the queue pair of a channel
  * @ch: SRPT RDMA channel with its CQ
  *
@@ -1845,8 +1863,8 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
 	}
 	if (ret)
 		return ret;
-	/* One slot stays free for the zero-length write. */
-	ch->sq_wr_avail = init.cap.max_send_wr - 1;
+	ch->sq_size = srpt_sq_slots(ch->sq_size, init.cap.max_send_wr);
+	ch->sq_wr_avail = ch->sq_size;
 	return 0;
 }
 

@@ -2031,6 +2031,25 @@ static void srpt_test_slice_sg(struct kunit *test)
 	target_free_sgl(data, nents);
 }
 
+/*
+ * The send queue a channel fills is what its CQ was sized for, never what
+ * the QP holds beyond it: with srp_sq_size 16 rdma_rw makes the QP of a
+ * 128-credit channel hold 16 + 128 work requests on RoCE (three times the
+ * credits more on iWARP), and 128 responses in flight would overflow a CQ
+ * sized for 16 + 128 receives + 1.
+ */
+static void srpt_test_sq_slots(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, srpt_sq_slots(16, 16 + 128), 16);
+	KUNIT_EXPECT_EQ(test, srpt_sq_slots(16, 16 + 3 * 128), 16);
+	/* Rounded up by the device. */
+	KUNIT_EXPECT_EQ(test, srpt_sq_slots(600, 1024), 600);
+	/* Capped by the device: one stays free for the zero-length write. */
+	KUNIT_EXPECT_EQ(test, srpt_sq_slots(4096, 4096), 4095);
+	KUNIT_EXPECT_EQ(test, srpt_sq_slots(4096, 2048), 2047);
+	KUNIT_EXPECT_EQ(test, srpt_sq_slots(4, 5), 4);
+}
+
 static void srpt_test_sq_size(struct kunit *test)
 {
 	struct ib_device_attr attrs = {
@@ -3295,6 +3314,7 @@ static struct kunit_case srpt_cmd_test_cases[] = {
 	KUNIT_CASE(srpt_test_cdb_dir_conflict),
 	KUNIT_CASE(srpt_test_slice_sg),
 	KUNIT_CASE(srpt_test_sq_size),
+	KUNIT_CASE(srpt_test_sq_slots),
 	KUNIT_CASE(srpt_test_cdb_len),
 	KUNIT_CASE(srpt_test_cdb_data_dir_table),
 	KUNIT_CASE(srpt_test_cmd_indirect_len_mismatch),
