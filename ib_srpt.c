@@ -1816,11 +1816,27 @@ static u32 srpt_ch_rdma_ctxs(const struct srpt_rdma_ch *ch)
  * filled beyond @sq_size. One work request more than the slots must always
  * fit for the zero-length write of srpt_close_ch().
  *
- * Return: the smaller of @sq_size and @max_send_wr - 1.
+ * Return: the smaller of @sq_size and @max_send_wr - 1; 0 when the QP
+ * holds nothing.
  */
 static u32 srpt_sq_slots(u32 sq_size, u32 max_send_wr)
 {
-	return min(sq_size, max_send_wr - 1);
+	return max_send_wr ? min(sq_size, max_send_wr - 1) : 0;
+}
+
+/**
+ * srpt_destroy_qp() - destroy the queue pair of a channel
+ * @ch: SRPT RDMA channel
+ */
+static void srpt_destroy_qp(struct srpt_rdma_ch *ch)
+{
+	if (!ch->qp)
+		return;
+	if (ch->using_rdma_cm)
+		rdma_destroy_qp(ch->rdma_cm_id);
+	else
+		ib_destroy_qp(ch->qp);
+	ch->qp = NULL;
 }
 
 /**
@@ -1833,6 +1849,7 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
 	struct ib_qp_init_attr init = {};
+	u32 slots;
 	int ret;
 
 	init.event_handler = srpt_qp_event;
@@ -1863,24 +1880,14 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
 	}
 	if (ret)
 		return ret;
-	ch->sq_size = srpt_sq_slots(ch->sq_size, init.cap.max_send_wr);
-	ch->sq_wr_avail = ch->sq_size;
+	slots = srpt_sq_slots(ch->sq_size, init.cap.max_send_wr);
+	if (slots < SRPT_MIN_SQ_SIZE) {
+		srpt_destroy_qp(ch);
+		return -ENOMEM;
+	}
+	ch->sq_size = slots;
+	ch->sq_wr_avail = slots;
 	return 0;
-}
-
-/**
- * srpt_destroy_qp() - destroy the queue pair of a channel
- * @ch: SRPT RDMA channel
- */
-static void srpt_destroy_qp(struct srpt_rdma_ch *ch)
-{
-	if (!ch->qp)
-		return;
-	if (ch->using_rdma_cm)
-		rdma_destroy_qp(ch->rdma_cm_id);
-	else
-		ib_destroy_qp(ch->qp);
-	ch->qp = NULL;
 }
 
 /**
@@ -2420,35 +2427,51 @@ static void srpt_wait_chs_released(atomic_t *count, const char *name)
 /* Logins ------------------------------------------------------------------ */
 
 /**
- * srpt_get_nexus() - find or create the I_T nexus of a login
+ * srpt_get_nexus() - find or add the I_T nexus of a login
  * @sport: port the login arrived on
- * @i_port_id: initiator port ID
- * @t_port_id: target port ID
+ * @spare: a new, empty nexus with the login's port IDs; added to the port
+ *	when the port has no nexus with them yet, else freed
  *
  * Must be called with sport->mutex held.
  *
- * Return: the nexus or NULL.
+ * Return: the nexus.
  */
 static struct srpt_nexus *srpt_get_nexus(struct srpt_port *sport,
-					 const u8 i_port_id[16],
-					 const u8 t_port_id[16])
+					 struct srpt_nexus *spare)
 {
 	struct srpt_nexus *nexus;
 
 	lockdep_assert_held(&sport->mutex);
 	list_for_each_entry(nexus, &sport->nexus_list, entry) {
-		if (!memcmp(nexus->i_port_id, i_port_id, 16) &&
-		    !memcmp(nexus->t_port_id, t_port_id, 16))
+		if (!memcmp(nexus->i_port_id, spare->i_port_id, 16) &&
+		    !memcmp(nexus->t_port_id, spare->t_port_id, 16)) {
+			kfree(spare);
 			return nexus;
+		}
 	}
-	nexus = kzalloc(sizeof(*nexus), GFP_KERNEL);
+	spare->id = atomic_inc_return(&srpt_nexus_ids);
+	list_add_tail(&spare->entry, &sport->nexus_list);
+	return spare;
+}
+
+/**
+ * srpt_new_nexus() - allocate the nexus a login may need
+ * @req: the login request
+ *
+ * Allocated before the login's LIO session exists, so that joining the
+ * nexus cannot fail once LIO may close that session (srpt_close_deferred()).
+ *
+ * Return: an empty nexus, not on any list, or NULL.
+ */
+static struct srpt_nexus *srpt_new_nexus(const struct srp_login_req *req)
+{
+	struct srpt_nexus *nexus = kzalloc(sizeof(*nexus), GFP_KERNEL);
+
 	if (!nexus)
 		return NULL;
 	INIT_LIST_HEAD(&nexus->ch_list);
-	nexus->id = atomic_inc_return(&srpt_nexus_ids);
-	memcpy(nexus->i_port_id, i_port_id, 16);
-	memcpy(nexus->t_port_id, t_port_id, 16);
-	list_add_tail(&nexus->entry, &sport->nexus_list);
+	memcpy(nexus->i_port_id, req->initiator_port_id, 16);
+	memcpy(nexus->t_port_id, req->target_port_id, 16);
 	return nexus;
 }
 
@@ -2849,12 +2872,13 @@ static bool srpt_login_over_limit(struct srpt_port *sport,
  *	action of the login
  * @ch: the new channel
  * @req: the login request
+ * @spare: from srpt_new_nexus(); used or freed
  *
- * Return: the MULTI-CHANNEL RESULT flags of the login response, or a
- * negative error code.
+ * Return: the MULTI-CHANNEL RESULT flags of the login response.
  */
 static int srpt_join_nexus(struct srpt_rdma_ch *ch,
-			   const struct srp_login_req *req)
+			   const struct srp_login_req *req,
+			   struct srpt_nexus *spare)
 {
 	struct srpt_port *sport = ch->sport;
 	struct srpt_nexus *nexus;
@@ -2862,12 +2886,7 @@ static int srpt_join_nexus(struct srpt_rdma_ch *ch,
 	int flags = SRP_LOGIN_RSP_MULTICHAN_MAINTAINED;
 
 	mutex_lock(&sport->mutex);
-	nexus = srpt_get_nexus(sport, req->initiator_port_id,
-			       req->target_port_id);
-	if (!nexus) {
-		mutex_unlock(&sport->mutex);
-		return -ENOMEM;
-	}
+	nexus = srpt_get_nexus(sport, spare);
 	if ((req->req_flags & 3) == SRP_MULTICHAN_SINGLE) {
 		flags = SRP_LOGIN_RSP_MULTICHAN_NO_CHAN;
 		list_for_each_entry(other, &nexus->ch_list, list) {
@@ -3102,6 +3121,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 			    const char *src_addr, u8 resp_res, u8 init_depth)
 {
 	struct srpt_port *sport;
+	struct srpt_nexus *nexus;
 	struct srp_login_rsp rsp;
 	struct srpt_rdma_ch *ch;
 	char why[96];
@@ -3144,7 +3164,13 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		srpt_log_rej(sdev, port_num, req, src_addr, why);
 		goto free_ch;
 	}
+	nexus = srpt_new_nexus(req);
+	if (!nexus) {
+		srpt_log_rej(sdev, port_num, req, src_addr, "out of memory");
+		goto destroy_ib;
+	}
 	if (srpt_setup_session(ch, req->initiator_port_id)) {
+		kfree(nexus);
 		snprintf(why, sizeof(why), "no ACL for it on port %s",
 			 sport->guid_name);
 		srpt_log_rej(sdev, port_num, req, src_addr, why);
@@ -3155,11 +3181,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		rdma_cm_id->context = ch;
 	else
 		ib_cm_id->context = ch;
-	flags = srpt_join_nexus(ch, req);
-	if (flags < 0) {
-		srpt_log_rej(sdev, port_num, req, src_addr, "out of memory");
-		goto remove_session;
-	}
+	flags = srpt_join_nexus(ch, req, nexus);
 	srpt_build_login_rsp(ch, req, &rsp, flags);
 	ret = srpt_send_login_rsp(ch, &rsp, resp_res, init_depth);
 	srpt_login_end(ch);
@@ -3179,9 +3201,6 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 			    ch->imm_data_offset ? "on" : "off");
 	return 0;
 
-remove_session:
-	target_remove_session(ch->sess);
-	ch->sess = NULL;
 destroy_ib:
 	srpt_destroy_ch_ib(ch);
 free_ch:
