@@ -2048,6 +2048,9 @@ static void srpt_test_sq_slots(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srpt_sq_slots(4096, 4096), 4095);
 	KUNIT_EXPECT_EQ(test, srpt_sq_slots(4096, 2048), 2047);
 	KUNIT_EXPECT_EQ(test, srpt_sq_slots(4, 5), 4);
+	/* A QP without room: no slot, and no wrap-around. */
+	KUNIT_EXPECT_EQ(test, srpt_sq_slots(16, 1), 0);
+	KUNIT_EXPECT_EQ(test, srpt_sq_slots(16, 0), 0);
 }
 
 static void srpt_test_sq_size(struct kunit *test)
