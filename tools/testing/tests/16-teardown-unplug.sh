@@ -21,7 +21,8 @@
 # afterwards. With a second soft-RoCE device, enable=0 of a TPG whose
 # initiator has a write stuck in a slow (dm-delay) backstore does not hold
 # up a login to the other device: that login completes while enable=0 still
-# waits.
+# waits. SRPT_TEST_SLOW_WRITE_MS (default 20000) is how long the stuck write
+# takes; the debug lanes give it longer, as a login there takes longer.
 
 # shellcheck disable=SC2317 # the case functions run through sub_case
 set -euo pipefail
@@ -264,7 +265,10 @@ case_disable_slow_other_dev() {
 	disk=$(srp_login -d "$DEV0" dest="$IP0:$SRP_LOGIN_PORT" src="$IP0") || return
 	host=$(srp_host_of "$disk") || return
 	echo off >"$(cp_rport_of "$host")/reconnect_delay" 2>/dev/null || true
-	set_delay 20000 || return
+	# The stuck write must not time out in the SCSI layer (30 s) and be
+	# aborted: that is another test.
+	echo 300 >"/sys/block/${disk#/dev/}/device/timeout" || return
+	set_delay "${SRPT_TEST_SLOW_WRITE_MS:-20000}" || return
 	dd if=/dev/zero of="$disk" bs=4k count=1 oflag=direct 2>/dev/null &
 	pid_io=$!
 	sleep 2
