@@ -12,7 +12,9 @@
 # reason on stderr; "print" means stdout, one item per line.
 
 CP_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/cp
-CP_BIN=/tmp/cp-bin
+# Where srp-login is built in the guest; vm.sh builds it on the host into
+# $CP_SRC/bin first (cp_tool uses that one when it is up to date).
+CP_BIN=${CP_BIN:-/tmp/cp-bin}
 # The initiator_ext srp_login uses unless told otherwise.
 CP_INIT_EXT=${SRP_INITIATOR_EXT:-5250000000000001}
 
@@ -225,6 +227,10 @@ cp_tool() {
 	local bin=$CP_BIN/srp-login sum lib=$CP_SRC/../../srp-hostile
 	[[ -n ${CP_TOOL:-} ]] && { echo "$CP_TOOL"; return 0; }
 	sum=$(cat "$CP_SRC/srp-login.c" "$lib"/srp_cm.[ch] "$lib/srp_wire.h" | sha256sum | cut -c1-16)
+	if [[ -x $CP_SRC/bin/srp-login && $(cat "$CP_SRC/bin/srp-login.sum" 2>/dev/null) == "$sum" ]]; then
+		echo "$CP_SRC/bin/srp-login"
+		return 0
+	fi
 	if [[ ! -x $bin || $(cat "$bin.sum" 2>/dev/null) != "$sum" ]]; then
 		mkdir -p "$CP_BIN"
 		gcc -O1 -Wall -Wextra -Werror -I"$lib" -o "$bin" "$CP_SRC/srp-login.c" "$lib/srp_cm.c" -lrdmacm -libverbs >&2 ||

@@ -266,6 +266,19 @@ boot_death() {
 	echo "${line:-no reason printed}" | cut -c1-160
 }
 
+# build_guest_tools: build the guest's C tools (srp-hostile, srp-login) in
+# the run's copy of tools/ here, where the compiler runs natively: the guest's
+# userspace is this machine's. The tests use them when their sources match;
+# if a build fails here, the guest builds the tool itself.
+build_guest_tools() {
+	make -s -C "$RUN_DIR/tools/srp-hostile" clean all >"$RUN_DIR/tools-build.log" 2>&1 ||
+		msg "building srp-hostile on the host failed (see $RUN_DIR/tools-build.log)"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	CP_BIN=$RUN_DIR/tools/testing/cp/bin bash -c '. "$1" && cp_tool' _ \
+		"$RUN_DIR/tools/testing/lib-cp.sh" >>"$RUN_DIR/tools-build.log" 2>&1 ||
+		msg "building srp-login on the host failed (see $RUN_DIR/tools-build.log)"
+}
+
 main() {
 	local mode=${1:-run} script="" append ko
 	[[ $# -gt 0 ]] && shift
@@ -284,6 +297,7 @@ main() {
 	RUN_DIR=$(cd "$RUN_DIR" && pwd)
 	rm -rf "$RUN_DIR/tools" "$RUN_DIR/ib_srpt.ko" "$RUN_DIR/modules" "$RUN_DIR/out"/*
 	cp -r "$REPO/tools" "$RUN_DIR/tools"
+	build_guest_tools
 	if [[ $SRPT != stock && $GUEST_KIND == debug && -z ${KO:-} ]]; then
 		msg "building ib_srpt.ko against the debug kernel"
 		"$REPO/tools/testing/debug-kernel.sh" module "$RUN_DIR/ko-build" >"$RUN_DIR/ko-build.log" 2>&1 ||
