@@ -4621,6 +4621,13 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
  * connecting is touched; @ch->rtu_busy keeps srpt_release_channel_work()
  * from destroying the QP or the session under this function (the release
  * of a channel closed meanwhile waits for srpt_ch_quiet()).
+ *
+ * A channel closed before its connection was established (a SINGLE login
+ * replaced it right after its login response) could not send a DREQ then:
+ * the connection manager allows none before the RTU, so the initiator
+ * would only learn of the close from its release. It is disconnected
+ * again here. The connection outlives this callback, as its destruction
+ * waits for it.
  */
 static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 {
@@ -4630,12 +4637,17 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	int ret;
 
 	spin_lock_irqsave(&ch->recv_lock, flags);
-	connecting = ch->state == CH_CONNECTING && !ch->rtu_busy;
+	state = ch->state;
+	connecting = state == CH_CONNECTING && !ch->rtu_busy;
 	if (connecting)
 		ch->rtu_busy = true;
 	spin_unlock_irqrestore(&ch->recv_lock, flags);
-	if (!connecting)
+	if (!connecting) {
+		/* Closed before this: now the DREQ can go out. */
+		if (state >= CH_DISCONNECTING)
+			srpt_disconnect_ch(ch);
 		return;
+	}
 
 	if (!ch->using_rdma_cm) {
 		ret = srpt_ch_qp_rts(ch, ch->qp);
