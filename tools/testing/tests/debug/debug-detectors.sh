@@ -27,16 +27,15 @@ set -euo pipefail
 KMEMLEAK=/sys/kernel/debug/kmemleak
 
 case_config() {
-	local opt cfg missing=
-	cfg=$(zcat /proc/config.gz)
-	for opt in KASAN KASAN_GENERIC PROVE_LOCKING PROVE_RCU DEBUG_ATOMIC_SLEEP \
-		DEBUG_KMEMLEAK DEBUG_OBJECTS DEBUG_OBJECTS_WORK DEBUG_OBJECTS_TIMERS \
-		DEBUG_OBJECTS_RCU_HEAD DEBUG_LIST DEBUG_SG UBSAN UBSAN_BOUNDS \
-		UBSAN_SHIFT KFENCE DETECT_HUNG_TASK SOFTLOCKUP_DETECTOR \
-		HARDLOCKUP_DETECTOR KUNIT; do
-		grep -qx "CONFIG_$opt=y" <<<"$cfg" || missing+=" $opt"
-	done
-	[[ -z $missing ]] || { echo "not in the running kernel:$missing" >&2; return 1; }
+	local missing
+	# One pass: process creation is slow in this kernel under emulation.
+	missing=$(printf 'CONFIG_%s=y\n' KASAN KASAN_GENERIC PROVE_LOCKING PROVE_RCU \
+		DEBUG_ATOMIC_SLEEP DEBUG_KMEMLEAK DEBUG_OBJECTS DEBUG_OBJECTS_WORK \
+		DEBUG_OBJECTS_TIMERS DEBUG_OBJECTS_RCU_HEAD DEBUG_LIST DEBUG_SG UBSAN \
+		UBSAN_BOUNDS UBSAN_SHIFT KFENCE DETECT_HUNG_TASK SOFTLOCKUP_DETECTOR \
+		HARDLOCKUP_DETECTOR KUNIT |
+		grep -vxF -f <(zcat /proc/config.gz) || true)
+	[[ -z $missing ]] || { echo "not in the running kernel: ${missing//$'\n'/ }" >&2; return 1; }
 	log "kernel $(uname -r): all detectors configured"
 }
 
