@@ -87,7 +87,7 @@ check:
 	tools/testing/check.sh
 
 check-debug:
-	STAGES="debug-kernel kunit debug debug-siw" tools/testing/check.sh
+	CHECK_DEBUG=full STAGES="debug-kernel kunit debug debug-siw" tools/testing/check.sh
 
 demo:
 	tools/testing/demo.sh

@@ -21,8 +21,7 @@
 #              then CONFIG_INFINIBAND_SRPT=y: Kconfig must not allow the
 #              KUnit tests with a modular KUnit, and ib_srpt.o must compile
 #              as built-in code
-#   debug-kernel  (only with CHECK_DEBUG=1 or "make check-debug")
-#              tools/testing/debug-kernel.sh build: the debug guest kernel
+#   debug-kernel  tools/testing/debug-kernel.sh build: the debug guest kernel
 #              (KASAN, lockdep, kmemleak, DEBUG_OBJECTS, UBSAN, KFENCE,
 #              lockup detectors; soft-RoCE and soft-iWARP), cached
 #   kunit      tools/testing/kunit.sh: under UML (KUNIT_KERNEL=uml); with
@@ -39,10 +38,13 @@
 #              purged first.
 #   guest      tools/testing/vm.sh: all guest tests in one boot
 #   debug      GUEST_KIND=debug vm.sh on soft-RoCE: the detectors are live,
-#              then $DEBUG_TESTS, then kmemleak after all logouts
-#              (sub-results debug/...)
-#   debug-siw  the same on soft-iWARP (SRPT_TEST_RDMA=siw) with
-#              $DEBUG_SIW_TESTS (sub-results debug-siw/...)
+#              then the lane's tests, then kmemleak after all logouts
+#              (sub-results debug/...): in make check $DEBUG_CHECK_TESTS
+#              with the teardown and hostile cases of $DEBUG_CHECK_TEARDOWN
+#              and $DEBUG_CHECK_HOSTILE; in make check-debug $DEBUG_TESTS
+#   debug-siw  only in make check-debug: the same on soft-iWARP
+#              (SRPT_TEST_RDMA=siw) with $DEBUG_SIW_TESTS (sub-results
+#              debug-siw/...)
 #
 # Each stage counts as one pass/fail/skip; for the kunit and guest stages
 # each sub-result (guest test, sub-case, KUnit result) counts instead. A failing stage does not stop the
@@ -52,9 +54,12 @@
 #
 # The debug lanes run a subset chosen by value (see DEBUG_TESTS below and
 # README): a KASAN + lockdep kernel under TCG runs the data path about ten
-# times slower than Debian's kernel. They share what is left of an 80-minute
-# budget (CHECK_BUDGET, minutes; CI allows 90): tests a lane does not reach
-# in its share fail as "did not finish".
+# times slower than Debian's kernel. make check runs the short lane
+# (CHECK_DEBUG=quick, the default; CHECK_DEBUG=0 leaves the debug stages out
+# and runs KUnit under UML), "make check-debug" (CHECK_DEBUG=full) the full
+# lanes. They share what is left of an 80-minute budget (CHECK_BUDGET,
+# minutes; CI allows 90): tests a lane does not reach in its share fail as
+# "did not finish".
 #
 # Environment: STAGES="build sparse ..." runs only those stages (deps always
 # runs unless NO_DEPS=1); CHECK_STOCK=1 also runs the guest tests against the
@@ -125,15 +130,20 @@ want_stage() {
 	[[ -z ${STAGES:-} || " $STAGES " == *" $1 "* ]]
 }
 
-# want_debug_stage NAME: the debug-kernel stages run when STAGES names them
-# ("make check-debug") or, in a whole "make check", with CHECK_DEBUG=1. They
-# are not part of the default run yet: the lane has not passed end to end
-# within CI's time limit (README, "The debug kernel").
+# CHECK_DEBUG: quick (the default), full or 0; see the header.
+CHECK_DEBUG=${CHECK_DEBUG:-quick}
+[[ $CHECK_DEBUG == 1 ]] && CHECK_DEBUG=full
+
+# want_debug_stage NAME: in a whole make check the debug kernel, its KUnit
+# and the quick soft-RoCE lane run unless CHECK_DEBUG=0, the soft-iWARP lane
+# only with CHECK_DEBUG=full; with STAGES, the stages it names run.
 want_debug_stage() {
-	if [[ -z ${STAGES:-} ]]; then
-		[[ ${CHECK_DEBUG:-0} == 1 ]]
-	else
+	if [[ -n ${STAGES:-} ]]; then
 		want_stage "$1"
+	elif [[ $1 == debug-siw ]]; then
+		[[ $CHECK_DEBUG == full ]]
+	else
+		[[ $CHECK_DEBUG != 0 ]]
 	fi
 }
 
@@ -593,6 +603,15 @@ DEBUG_TESTS=${DEBUG_TESTS:-16-teardown-unplug 15-relogin-loop 32-dp-stress 30-dp
 # adapt to siw where the transport decides the outcome (30-dp-integrity:
 # sg_tablesize=256; 60-hostile: flow-no-receives, no 64-connection cases).
 DEBUG_SIW_TESTS=${DEBUG_SIW_TESTS:-02-login-smoke 30-dp-integrity 60-hostile}
+# The quick lane of make check, about 12 minutes: the review's lifetime
+# defects (device removal with an initiator logged in, a port disabled
+# under two channels) and the hostile cases that open, replace and tear
+# down channels while LIO and the initiator act, reuse data buffers and
+# abort commands in flight, under KASAN, lockdep, kmemleak and the object
+# debugging.
+DEBUG_CHECK_TESTS=${DEBUG_CHECK_TESTS:-16-teardown-unplug 60-hostile}
+DEBUG_CHECK_TEARDOWN=${DEBUG_CHECK_TEARDOWN:-hot-unplug,two-ch-disable-unplug}
+DEBUG_CHECK_HOSTILE=${DEBUG_CHECK_HOSTILE:-login-single-race,login-single-storm,login-acl-delete-storm,login-abandoned-*,cmdbuf-stale-receive-copy-results-8k,cmdbuf-stale-read-after-read,cmdbuf-stale-request-sense,tsk-abort-inflight-*,tsk-abort-write-waiting-rdma-read,tsk-abort-storm,xch-write-read-interleaved,xch-srq-overcommit}
 DEBUG_DIR=$CHECK_DIR/debug
 DEBUG_SIW_DIR=$CHECK_DIR/debug-siw
 
@@ -631,7 +650,13 @@ debug_lane() {
 }
 
 debug_rxe() {
-	debug_lane "$DEBUG_DIR" rxe "$DEBUG_TESTS" 65
+	if [[ $CHECK_DEBUG == full ]]; then
+		debug_lane "$DEBUG_DIR" rxe "$DEBUG_TESTS" 65
+	else
+		SRPT_TEST_TEARDOWN_CASES=$DEBUG_CHECK_TEARDOWN \
+			SRPT_TEST_HOSTILE_CASES=$DEBUG_CHECK_HOSTILE \
+			debug_lane "$DEBUG_DIR" rxe "$DEBUG_CHECK_TESTS" 100
+	fi
 }
 
 debug_siw() {
