@@ -1843,7 +1843,9 @@ static void srpt_destroy_qp(struct srpt_rdma_ch *ch)
  * srpt_create_qp() - create the queue pair of a channel
  * @ch: SRPT RDMA channel with its CQ
  *
- * Return: 0 or a negative error code.
+ * Return: 0, -ERANGE when the QP holds fewer send work requests than a
+ * channel needs at least (it is destroyed again), or another negative
+ * error code.
  */
 static int srpt_create_qp(struct srpt_rdma_ch *ch)
 {
@@ -1882,8 +1884,9 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
 		return ret;
 	slots = srpt_sq_slots(ch->sq_size, init.cap.max_send_wr);
 	if (slots < SRPT_MIN_SQ_SIZE) {
+		/* A smaller request cannot get more; see srpt_create_ch_ib(). */
 		srpt_destroy_qp(ch);
-		return -ENOMEM;
+		return -ERANGE;
 	}
 	ch->sq_size = slots;
 	ch->sq_wr_avail = slots;
@@ -1916,7 +1919,7 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 		ch->cq = NULL;
 		pr_info("%s: creating a QP with %u send WRs failed (%d)\n",
 			ch->sess_name, ch->sq_size, ret);
-		if (ch->sq_size <= 2 * SRPT_MIN_SQ_SIZE)
+		if (ret == -ERANGE || ch->sq_size <= 2 * SRPT_MIN_SQ_SIZE)
 			return ret;
 		ch->sq_size /= 2;
 	}
