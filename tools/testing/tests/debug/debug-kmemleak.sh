@@ -4,7 +4,7 @@
 # Last test of every debug-kernel run (GUEST_KIND=debug): kmemleak after
 # all logouts. debug-detectors.sh cleared the suspects found at boot; the
 # tests in between logged in and out, reset, aborted and unloaded ib_srpt
-# many times. This test does one more login, 16 MiB of verified I/O and a
+# many times. This test does one more login, 4 MiB of verified I/O and a
 # logout with ib_srpt kept loaded (so that kmemleak can name its
 # functions), then scans twice.
 #
@@ -57,7 +57,7 @@ soft_rdma_setup
 srpt_load
 srpt_setup -b brd -s 64 -a "$IPV4"
 disk=$(srp_login)
-dd_verify "$disk" 16
+dd_verify "$disk" 4
 srp_logout "$disk"
 srp_logout_all 60
 
