@@ -603,7 +603,7 @@ DEBUG_TESTS=${DEBUG_TESTS:-16-teardown-unplug 15-relogin-loop 32-dp-stress 30-dp
 # adapt to siw where the transport decides the outcome (30-dp-integrity:
 # sg_tablesize=256; 60-hostile: flow-no-receives, no 64-connection cases).
 DEBUG_SIW_TESTS=${DEBUG_SIW_TESTS:-02-login-smoke 30-dp-integrity 60-hostile}
-# The quick lane of make check, about 12 minutes: the review's lifetime
+# The quick lane of make check, about 8 minutes (489 s measured): the review's lifetime
 # defects (device removal with an initiator logged in, a port disabled
 # under two channels) and the hostile cases that open, replace and tear
 # down channels while LIO and the initiator act, reuse data buffers and
