@@ -603,12 +603,12 @@ DEBUG_TESTS=${DEBUG_TESTS:-16-teardown-unplug 15-relogin-loop 32-dp-stress 30-dp
 # adapt to siw where the transport decides the outcome (30-dp-integrity:
 # sg_tablesize=256; 60-hostile: flow-no-receives, no 64-connection cases).
 DEBUG_SIW_TESTS=${DEBUG_SIW_TESTS:-02-login-smoke 30-dp-integrity 60-hostile}
-# The quick lane of make check, about 8 minutes (489 s measured): the review's lifetime
-# defects (device removal with an initiator logged in, a port disabled
-# under two channels) and the hostile cases that open, replace and tear
-# down channels while LIO and the initiator act, reuse data buffers and
-# abort commands in flight, under KASAN, lockdep, kmemleak and the object
-# debugging.
+# The quick lane of make check, about 8 minutes (489 s measured): the
+# review's lifetime defects (device removal with an initiator logged in, a
+# port disabled under two channels) and the hostile cases that open,
+# replace and tear down channels while LIO and the initiator act, reuse
+# data buffers and abort commands in flight, under KASAN, lockdep,
+# kmemleak and the object debugging.
 DEBUG_CHECK_TESTS=${DEBUG_CHECK_TESTS:-16-teardown-unplug 60-hostile}
 DEBUG_CHECK_TEARDOWN=${DEBUG_CHECK_TEARDOWN:-hot-unplug,two-ch-disable-unplug}
 DEBUG_CHECK_HOSTILE=${DEBUG_CHECK_HOSTILE:-login-single-race,login-single-storm,login-acl-delete-storm,login-abandoned-*,cmdbuf-stale-receive-copy-results-8k,cmdbuf-stale-read-after-read,cmdbuf-stale-request-sense,tsk-abort-inflight-*,tsk-abort-write-waiting-rdma-read,tsk-abort-storm,xch-write-read-interleaved,xch-srq-overcommit}
