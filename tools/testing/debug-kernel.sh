@@ -8,7 +8,7 @@
 # kvm_guest.config + tools/testing/debug/ib_srpt-debug.config.
 #
 # Usage: tools/testing/debug-kernel.sh build     build it once (cold about
-#                                                25 min on 2 idle cores),
+#                                                18 min on 2 idle cores),
 #                                                print its directory
 #        tools/testing/debug-kernel.sh dir       print its directory; fails
 #                                                when it is not built
