@@ -2094,7 +2094,7 @@ static void srpt_queue_release(struct srpt_rdma_ch *ch)
  * @why: the reason, a string constant
  *
  * LIO may close a session as soon as srpt_setup_session() created it (its
- * ACL removed, the ACL's queue depth changed), while srpt_cm_req_recv()
+ * ACL removed: srpt has no queue-depth attribute), while srpt_cm_req_recv()
  * still joins the channel to its nexus and sends the login response on
  * the channel's QP and connection. Closing the channel then would let its
  * release run under the login. LIO asks only once, so the first reason is

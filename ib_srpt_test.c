@@ -3892,7 +3892,7 @@ static void srpt_test_iu_after_close_given_back(struct kunit *test)
 
 /*
  * LIO may close a session while the login that created it is still being
- * answered (its ACL removed or the ACL's queue depth changed): the channel
+ * answered (its ACL removed): the channel
  * must not start closing under the login, and must close once the login
  * response is out. LIO asks only once.
  */
