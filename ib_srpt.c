@@ -1606,6 +1606,47 @@ static void srpt_srq_event(struct ib_event *event, void *ctx)
 }
 
 /**
+ * srpt_ch_qp_move() - move an IB/CM channel's queue pair to a new state
+ * @ch: SRPT RDMA channel
+ * @qp: its queue pair
+ * @state: IB_QPS_INIT, IB_QPS_RTR or IB_QPS_RTS
+ *
+ * IB/CM chooses the attributes for @state from the connection; the RDMA
+ * READ depths it negotiated are limited to what this device supports.
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_ch_qp_move(struct srpt_rdma_ch *ch, struct ib_qp *qp,
+			   enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	const struct ib_device_attr *dev;
+	int mask, ret;
+
+	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	switch (state) {
+	case IB_QPS_INIT:
+		attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE;
+		break;
+	case IB_QPS_RTR:
+		dev = &ch->sport->sdev->device->attrs;
+		attr.max_dest_rd_atomic = min_t(int, attr.max_dest_rd_atomic,
+						dev->max_qp_rd_atom);
+		break;
+	case IB_QPS_RTS:
+		dev = &ch->sport->sdev->device->attrs;
+		attr.max_rd_atomic = min_t(int, attr.max_rd_atomic,
+					   dev->max_qp_init_rd_atom);
+		break;
+	default:
+		break;
+	}
+	return ib_modify_qp(qp, &attr, mask);
+}
+
+/**
  * srpt_init_ch_qp() - move an IB/CM channel's queue pair to INIT
  * @ch: SRPT RDMA channel
  * @qp: its queue pair
@@ -1614,14 +1655,7 @@ static void srpt_srq_event(struct ib_event *event, void *ctx)
  */
 static int srpt_init_ch_qp(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
-	int mask, ret;
-
-	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
-	if (ret)
-		return ret;
-	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE;
-	return ib_modify_qp(qp, &attr, mask);
+	return srpt_ch_qp_move(ch, qp, IB_QPS_INIT);
 }
 
 /**
@@ -1636,15 +1670,7 @@ static int srpt_init_ch_qp(struct srpt_rdma_ch *ch, struct ib_qp *qp)
  */
 static int srpt_ch_qp_rtr(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTR };
-	int mask, ret, limit;
-
-	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
-	if (ret)
-		return ret;
-	limit = ch->sport->sdev->device->attrs.max_qp_rd_atom;
-	attr.max_dest_rd_atomic = min_t(int, attr.max_dest_rd_atomic, limit);
-	return ib_modify_qp(qp, &attr, mask);
+	return srpt_ch_qp_move(ch, qp, IB_QPS_RTR);
 }
 
 /**
@@ -1656,15 +1682,7 @@ static int srpt_ch_qp_rtr(struct srpt_rdma_ch *ch, struct ib_qp *qp)
  */
 static int srpt_ch_qp_rts(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS };
-	int mask, ret, limit;
-
-	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
-	if (ret)
-		return ret;
-	limit = ch->sport->sdev->device->attrs.max_qp_init_rd_atom;
-	attr.max_rd_atomic = min_t(int, attr.max_rd_atomic, limit);
-	return ib_modify_qp(qp, &attr, mask);
+	return srpt_ch_qp_move(ch, qp, IB_QPS_RTS);
 }
 
 /**
