@@ -3021,7 +3021,7 @@ static int srpt_join_nexus(struct srpt_rdma_ch *ch,
 	return flags;
 }
 
-/* Connection management: login answer ----------------------------------- */
+/* Connection management: answering a login ------------------------------ */
 
 /**
  * srpt_build_login_rsp() - fill in a login response
@@ -3129,6 +3129,212 @@ static int srpt_send_login_rsp(struct srpt_rdma_ch *ch,
 }
 
 /**
+ * srpt_cm_req_validate() - decide whether a login request may get a channel
+ * @sdev: HCA the request arrived on
+ * @port_num: HCA port number
+ * @req: the login request
+ * @src_addr: initiator name: GUID form (IB/CM) or IP address (RDMA/CM)
+ *
+ * Checks the fields, the ACLs and the channel limits of the nexus and of
+ * the source address. Refused logins cost no allocation.
+ *
+ * Return: 0 to go on, else the SRP_LOGIN_REJ reason to send (logged).
+ */
+static u32 srpt_cm_req_validate(struct srpt_device *sdev, u32 port_num,
+				const struct srp_login_req *req,
+				const char *src_addr)
+{
+	struct srpt_port *sport;
+	char why[96];
+	u32 reason;
+
+	reason = srpt_cm_req_check(sdev, port_num, req, src_addr);
+	if (reason)
+		return reason;
+	sport = srpt_login_port(sdev, port_num);
+	if (!srpt_login_has_acl(sport, src_addr, req->initiator_port_id)) {
+		snprintf(why, sizeof(why), "no ACL for it on port %s",
+			 sport->guid_name);
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		return SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
+	}
+	if (srpt_login_over_limit(sport, req, src_addr, why, sizeof(why))) {
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		return SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
+	}
+	return 0;
+}
+
+/**
+ * srpt_cm_req_free_ch() - free the channel of a login that is refused
+ * @ch: channel from srpt_alloc_ch(), without a session, not in a nexus
+ *
+ * The connection is left alone: it belongs to the connection manager,
+ * which destroys it after the reject.
+ */
+static void srpt_cm_req_free_ch(struct srpt_rdma_ch *ch)
+{
+	srpt_destroy_ch_ib(ch);
+	ch->ib_cm_id = NULL;
+	ch->rdma_cm_id = NULL;
+	srpt_free_ch_rings(ch);
+	kfree(ch);
+}
+
+/**
+ * srpt_cm_req_alloc_ch() - allocate the channel of a login and its queues
+ * @sdev: HCA the request arrived on
+ * @port_num: HCA port number, a valid one
+ * @req: the login request, validated
+ * @ib_cm_id: IB/CM connection, or NULL
+ * @rdma_cm_id: RDMA/CM connection, or NULL
+ * @src_addr: initiator name
+ *
+ * Return: the channel with its rings, CQ and QP, or an ERR_PTR() (logged).
+ */
+static struct srpt_rdma_ch *srpt_cm_req_alloc_ch(struct srpt_device *sdev,
+						 u32 port_num,
+						 const struct srp_login_req *req,
+						 struct ib_cm_id *ib_cm_id,
+						 struct rdma_cm_id *rdma_cm_id,
+						 const char *src_addr)
+{
+	struct srpt_rdma_ch *ch;
+	char why[96];
+	int ret;
+
+	ch = srpt_alloc_ch(srpt_login_port(sdev, port_num), req, ib_cm_id,
+			   rdma_cm_id, src_addr);
+	if (IS_ERR(ch)) {
+		snprintf(why, sizeof(why), "allocating the channel failed (%ld)",
+			 PTR_ERR(ch));
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		return ch;
+	}
+	ret = srpt_create_ch_ib(ch);
+	if (ret) {
+		snprintf(why, sizeof(why), "creating the queues failed (%d)",
+			 ret);
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		srpt_cm_req_free_ch(ch);
+		return ERR_PTR(ret);
+	}
+	return ch;
+}
+
+/**
+ * srpt_cm_req_session() - create the LIO session of a new channel
+ * @ch: the new channel
+ * @port_num: HCA port number, for the log
+ * @req: the login request
+ * @src_addr: initiator name, for the log
+ * @spare: set to the nexus for srpt_join_nexus()
+ *
+ * The nexus is allocated before the session: once the session exists,
+ * nothing may fail before the channel is in its nexus (srpt_new_nexus()).
+ *
+ * Return: 0, else the SRP_LOGIN_REJ reason to send (logged).
+ */
+static u32 srpt_cm_req_session(struct srpt_rdma_ch *ch, u32 port_num,
+			       const struct srp_login_req *req,
+			       const char *src_addr, struct srpt_nexus **spare)
+{
+	struct srpt_port *sport = ch->sport;
+	char why[96];
+
+	*spare = srpt_new_nexus(req);
+	if (!*spare) {
+		srpt_log_rej(sport->sdev, port_num, req, src_addr,
+			     "out of memory");
+		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	}
+	if (srpt_setup_session(ch, req->initiator_port_id)) {
+		kfree(*spare);
+		snprintf(why, sizeof(why), "no ACL for it on port %s",
+			 sport->guid_name);
+		srpt_log_rej(sport->sdev, port_num, req, src_addr, why);
+		return SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
+	}
+	return 0;
+}
+
+/**
+ * srpt_cm_req_accept() - connect the QP of a new channel and answer the login
+ * @ch: the new channel, with its session
+ * @req: the login request
+ * @spare: from srpt_cm_req_session(); used or freed
+ * @port_num: HCA port number, for the trace
+ * @src_addr: initiator name, for the trace
+ * @resp_res: RDMA READs we may have to answer
+ * @init_depth: RDMA READs we may have outstanding
+ *
+ * The channel joins its nexus first, so a login response that cannot be
+ * sent closes it like any other channel.
+ */
+static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
+			       const struct srp_login_req *req,
+			       struct srpt_nexus *spare, u32 port_num,
+			       const char *src_addr, u8 resp_res,
+			       u8 init_depth)
+{
+	struct srpt_port *sport = ch->sport;
+	struct srp_login_rsp rsp;
+	int ret, flags;
+
+	if (ch->rdma_cm_id)
+		ch->rdma_cm_id->context = ch;
+	else
+		ch->ib_cm_id->context = ch;
+	flags = srpt_join_nexus(ch, req, spare);
+	srpt_build_login_rsp(ch, req, &rsp, flags);
+	ret = srpt_send_login_rsp(ch, &rsp, resp_res, init_depth);
+	srpt_login_end(ch);
+	if (ret) {
+		pr_err_ratelimited("%s: sending the login response failed (%d)\n",
+				   ch->sess_name, ret);
+		srpt_close_ch(ch, "the login response could not be sent");
+		return;
+	}
+	atomic64_inc(&sport->logins_accepted);
+	trace_srpt_login(dev_name(&sport->sdev->device->dev), port_num,
+			 src_addr, req->initiator_port_id, 0);
+	pr_info_ratelimited("%s: login accepted, %d credits, %s, immediate data %s\n",
+			    ch->sess_name, ch->rq_size,
+			    ch->use_srq ? "SRQ" : "ring",
+			    ch->imm_data_offset ? "on" : "off");
+}
+
+/**
+ * srpt_cm_req_reject() - answer a login with SRP_LOGIN_REJ
+ * @sdev: HCA the request arrived on
+ * @ib_cm_id: IB/CM connection, or NULL
+ * @rdma_cm_id: RDMA/CM connection, or NULL
+ * @port_num: HCA port number
+ * @req: the login request
+ * @src_addr: initiator name, for the trace
+ * @reason: SRP_LOGIN_REJ reason
+ *
+ * Return: -ECONNREFUSED, for the connection manager to destroy the
+ * connection.
+ */
+static int srpt_cm_req_reject(struct srpt_device *sdev,
+			      struct ib_cm_id *ib_cm_id,
+			      struct rdma_cm_id *rdma_cm_id, u32 port_num,
+			      const struct srp_login_req *req,
+			      const char *src_addr, u32 reason)
+{
+	if (rdma_cm_id)
+		rdma_cm_id->context = NULL;
+	else
+		ib_cm_id->context = NULL;
+	srpt_count_rej(srpt_login_port(sdev, port_num), reason);
+	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
+			 req->initiator_port_id, reason);
+	srpt_send_rej(ib_cm_id, rdma_cm_id, req, reason);
+	return -ECONNREFUSED;
+}
+
+/**
  * srpt_cm_req_recv() - process a login request
  * @sdev: HCA the request arrived on
  * @ib_cm_id: IB/CM connection, or NULL for RDMA/CM
@@ -3140,9 +3346,9 @@ static int srpt_send_login_rsp(struct srpt_rdma_ch *ch,
  * @resp_res: RDMA READs we may have to answer
  * @init_depth: RDMA READs we may have outstanding
  *
- * Validate (fields, ACL, channels of the nexus and of the source address),
- * allocate the channel, connect the QP, answer. Runs with srpt_dev_mutex
- * held so that the device cannot go away meanwhile.
+ * Validate, allocate the channel, create its session, connect the QP and
+ * answer. Runs with srpt_dev_mutex held so that the device cannot go away
+ * meanwhile.
  *
  * Return: 0 when the login was accepted; a negative error code when it was
  * rejected (the caller's connection is then destroyed).
@@ -3154,104 +3360,36 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 			    const struct srp_login_req *req,
 			    const char *src_addr, u8 resp_res, u8 init_depth)
 {
-	struct srpt_port *sport;
 	struct srpt_nexus *nexus;
-	struct srp_login_rsp rsp;
 	struct srpt_rdma_ch *ch;
-	char why[96];
 	u32 reason;
-	int ret, flags;
 
 	lockdep_assert_held(&srpt_dev_mutex);
 	pr_debug("login from %s (pkey %#06x) on %s port %u: it_iu_len %u, flags %#x\n",
 		 src_addr, be16_to_cpu(pkey), dev_name(&sdev->device->dev),
 		 port_num, be32_to_cpu(req->req_it_iu_len), req->req_flags);
 
-	reason = srpt_cm_req_check(sdev, port_num, req, src_addr);
+	reason = srpt_cm_req_validate(sdev, port_num, req, src_addr);
 	if (reason)
 		goto reject;
-	sport = srpt_login_port(sdev, port_num);
-	/* Refused logins cost no allocation. */
-	reason = SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
-	if (!srpt_login_has_acl(sport, src_addr, req->initiator_port_id)) {
-		snprintf(why, sizeof(why), "no ACL for it on port %s",
-			 sport->guid_name);
-		srpt_log_rej(sdev, port_num, req, src_addr, why);
-		goto reject;
-	}
-	if (srpt_login_over_limit(sport, req, src_addr, why, sizeof(why))) {
-		srpt_log_rej(sdev, port_num, req, src_addr, why);
-		goto reject;
-	}
-	reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
-	ch = srpt_alloc_ch(sport, req, ib_cm_id, rdma_cm_id, src_addr);
+	ch = srpt_cm_req_alloc_ch(sdev, port_num, req, ib_cm_id, rdma_cm_id,
+				  src_addr);
 	if (IS_ERR(ch)) {
-		snprintf(why, sizeof(why), "allocating the channel failed (%ld)",
-			 PTR_ERR(ch));
-		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 		goto reject;
 	}
-	ret = srpt_create_ch_ib(ch);
-	if (ret) {
-		snprintf(why, sizeof(why), "creating the queues failed (%d)",
-			 ret);
-		srpt_log_rej(sdev, port_num, req, src_addr, why);
-		goto free_ch;
+	reason = srpt_cm_req_session(ch, port_num, req, src_addr, &nexus);
+	if (reason) {
+		srpt_cm_req_free_ch(ch);
+		goto reject;
 	}
-	nexus = srpt_new_nexus(req);
-	if (!nexus) {
-		srpt_log_rej(sdev, port_num, req, src_addr, "out of memory");
-		goto destroy_ib;
-	}
-	if (srpt_setup_session(ch, req->initiator_port_id)) {
-		kfree(nexus);
-		snprintf(why, sizeof(why), "no ACL for it on port %s",
-			 sport->guid_name);
-		srpt_log_rej(sdev, port_num, req, src_addr, why);
-		reason = SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
-		goto destroy_ib;
-	}
-	if (rdma_cm_id)
-		rdma_cm_id->context = ch;
-	else
-		ib_cm_id->context = ch;
-	flags = srpt_join_nexus(ch, req, nexus);
-	srpt_build_login_rsp(ch, req, &rsp, flags);
-	ret = srpt_send_login_rsp(ch, &rsp, resp_res, init_depth);
-	srpt_login_end(ch);
-	if (ret) {
-		pr_err_ratelimited("%s: sending the login response failed (%d)\n",
-				   ch->sess_name, ret);
-		/* The channel is in its nexus: close it the normal way. */
-		srpt_close_ch(ch, "the login response could not be sent");
-		return 0;
-	}
-	atomic64_inc(&sport->logins_accepted);
-	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
-			 req->initiator_port_id, 0);
-	pr_info_ratelimited("%s: login accepted, %d credits, %s, immediate data %s\n",
-			    ch->sess_name, ch->rq_size,
-			    ch->use_srq ? "SRQ" : "ring",
-			    ch->imm_data_offset ? "on" : "off");
+	srpt_cm_req_accept(ch, req, nexus, port_num, src_addr, resp_res,
+			   init_depth);
 	return 0;
 
-destroy_ib:
-	srpt_destroy_ch_ib(ch);
-free_ch:
-	ch->ib_cm_id = NULL;
-	ch->rdma_cm_id = NULL;
-	srpt_free_ch_rings(ch);
-	kfree(ch);
 reject:
-	if (rdma_cm_id)
-		rdma_cm_id->context = NULL;
-	else
-		ib_cm_id->context = NULL;
-	srpt_count_rej(srpt_login_port(sdev, port_num), reason);
-	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
-			 req->initiator_port_id, reason);
-	srpt_send_rej(ib_cm_id, rdma_cm_id, req, reason);
-	return -ECONNREFUSED;
+	return srpt_cm_req_reject(sdev, ib_cm_id, rdma_cm_id, port_num, req,
+				  src_addr, reason);
 }
 
 /* Connection management: CM events and listeners ------------------------ */
