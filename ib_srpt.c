@@ -1081,28 +1081,10 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 		return NULL;
 
 	srpt_cmd_state_reuse(ioctx);
-	ioctx->recv_ioctx = NULL;
-	ioctx->rw_ctxs = NULL;
-	ioctx->n_rw_ctx = 0;
-	ioctx->n_rdma = 0;
-	ioctx->data_sg = NULL;
-	ioctx->data_nents = 0;
-	ioctx->slices = NULL;
-	ioctx->descs = NULL;
-	ioctx->n_descs = 0;
-	ioctx->bounce_sg = NULL;
-	ioctx->bounce_nents = 0;
-	ioctx->sq_wr_needed = 0;
-	ioctx->sq_wr_held = 0;
-	ioctx->waiting_rsp = false;
-	ioctx->status_only = false;
-	ioctx->cred_req = false;
+	/* The sense buffer included: up to all of it is sent. */
+	memset((u8 *)ioctx + SRPT_SEND_IOCTX_PER_CMD, 0,
+	       sizeof(*ioctx) - SRPT_SEND_IOCTX_PER_CMD);
 	ioctx->dir = DMA_NONE;
-	ioctx->data_len = 0;
-	ioctx->buf_charge = 0;
-	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
-	/* Up to the whole buffer is sent; nothing of an earlier command. */
-	memset(ioctx->sense_data, 0, sizeof(ioctx->sense_data));
 	return ioctx;
 }
 
