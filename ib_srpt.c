@@ -1082,8 +1082,7 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 
 	srpt_cmd_state_reuse(ioctx);
 	/* The sense buffer included: up to all of it is sent. */
-	memset((u8 *)ioctx + SRPT_SEND_IOCTX_PER_CMD, 0,
-	       sizeof(*ioctx) - SRPT_SEND_IOCTX_PER_CMD);
+	memset_startat(ioctx, 0, recv_ioctx);
 	ioctx->dir = DMA_NONE;
 	return ioctx;
 }
@@ -1830,9 +1829,9 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
  * srpt_create_ch_ib() - create the queues of a channel
  * @ch: SRPT RDMA channel
  *
- * Gets a CQ from the device's CQ pool and creates the queue pair; when the
- * QP cannot be created with the configured send queue size, retries with
- * smaller sizes. Without SRQ the receive ring is posted here.
+ * A QP that cannot be created with the configured send queue size is tried
+ * again with smaller ones. Without SRQ the receive ring is posted here.
+ * On failure ch->qp and ch->cq are NULL, so srpt_destroy_ch_ib() is a no-op.
  *
  * Return: 0 or a negative error code.
  */
@@ -3232,6 +3231,7 @@ static u32 srpt_cm_req_session(struct srpt_rdma_ch *ch, u32 port_num,
 	}
 	if (srpt_setup_session(ch, req->initiator_port_id)) {
 		kfree(*spare);
+		*spare = NULL;
 		snprintf(why, sizeof(why), "no ACL for it on port %s",
 			 sport->guid_name);
 		srpt_log_rej(sport->sdev, port_num, req, src_addr, why);

@@ -363,7 +363,7 @@ struct srpt_send_ioctx {
 	struct scatterlist *keep_sg;
 	unsigned int keep_nents;
 	u32 rsp_len;
-	/* Per command from here on: see SRPT_SEND_IOCTX_PER_CMD. */
+	/* Per command from here on: cleared by memset_startat(). */
 	struct srpt_recv_ioctx *recv_ioctx;
 	struct srpt_rw_ctx *rw_ctxs;
 	unsigned int n_rw_ctx;
@@ -386,11 +386,6 @@ struct srpt_send_ioctx {
 	struct se_cmd cmd;
 	u8 sense_data[TRANSPORT_SENSE_BUFFER];
 };
-
-/* Offset of the part of a send context that is cleared for each command. */
-#define SRPT_SEND_IOCTX_PER_CMD	offsetof(struct srpt_send_ioctx, recv_ioctx)
-static_assert(offsetofend(struct srpt_send_ioctx, rsp_len) <=
-	      SRPT_SEND_IOCTX_PER_CMD);
 
 /**
  * enum srpt_ch_state - channel life cycle; a channel only moves forward
