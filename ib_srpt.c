@@ -9,9 +9,12 @@
  * data with the rdma_rw API and hands SCSI commands to LIO. Its configfs
  * fabric is called "srpt".
  *
- * The file reads top to bottom: parameters, pure parsers, I/O contexts,
- * device-management MADs, channels, logins, the data path, LIO glue,
- * configfs, devices and module init.
+ * The file reads top to bottom: parameters, global state, forward
+ * declarations, names and parsers, command state and credits, I/O contexts,
+ * device-management MADs, channels (queue pairs, allocation, life cycle),
+ * connection management (logins, IB/CM and RDMA/CM events, listeners), the
+ * data path, LIO fabric operations, configfs, devices and ports, and module
+ * init.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -80,7 +83,7 @@ MODULE_LICENSE("GPL");
  * that every earlier send-queue work request has completed.
  */
 
-/* Parameters ----------------------------------------------------------- */
+/* Parameters ------------------------------------------------------------ */
 
 static u64 srpt_service_guid;
 static int srp_max_req_size = SRPT_DEF_MAX_REQ_SIZE;
@@ -192,10 +195,8 @@ module_param(rdma_cm_port, ushort, 0444);
 MODULE_PARM_DESC(rdma_cm_port,
 		 "Port on which to listen for RDMA/CM logins at load time (0 = none; see also configfs discovery_auth/rdma_cm_port)");
 
-/* Global state --------------------------------------------------------- */
+/* Global state ---------------------------------------------------------- */
 
-static struct ib_client srpt_client;
-static const struct target_core_fabric_ops srpt_template;
 /* Protects srpt_dev_list, srpt_port_ids and the port <-> WWN links. */
 static DEFINE_MUTEX(srpt_dev_mutex);
 static LIST_HEAD(srpt_dev_list);
@@ -209,7 +210,27 @@ static struct workqueue_struct *srpt_wq;
 /* Session numbers of the ACL info attribute. */
 static atomic_t srpt_nexus_ids = ATOMIC_INIT(0);
 
-/* Names ---------------------------------------------------------------- */
+/* Forward declarations -------------------------------------------------- */
+
+static struct ib_client srpt_client;
+static const struct target_core_fabric_ops srpt_template;
+static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc);
+static void srpt_release_channel_work(struct work_struct *w);
+static void srpt_fail_rw_waiters(struct srpt_rdma_ch *ch);
+static void srpt_free_kept_buf(struct srpt_send_ioctx *ioctx);
+static void srpt_process_wait_list(struct srpt_rdma_ch *ch);
+static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx);
+static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
+static void srpt_send_finished(struct srpt_send_ioctx *ioctx);
+static int srpt_post_live(struct srpt_rdma_ch *ch,
+			  const struct ib_send_wr *first);
+static void srpt_post_response(struct srpt_send_ioctx *ioctx);
+static void srpt_send_cred_req(struct srpt_rdma_ch *ch);
+static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
+static int srpt_enable_srq(struct srpt_device *sdev);
+
+/* Names ----------------------------------------------------------------- */
 
 /**
  * srpt_format_guid_name() - GUID form of a port name
@@ -354,86 +375,6 @@ static int srpt_check_acl_name(const char *name, char *canon, size_t len)
 		return -EINVAL;
 	}
 	return 0;
-}
-
-/* Login request validation ---------------------------------------------- */
-
-/**
- * srpt_check_login() - choose the answer to a login request
- * @req: the login request
- * @port_enabled: whether a TPG of the receiving port is enabled
- *
- * Checks the request in the order in which the reject reasons are defined
- * for this target: opcode, IU length, port state, target port ID, buffer
- * formats. An information unit that is no SRP_LOGIN_REQ cannot establish a
- * channel (SRP-2 has no more specific reason for it).
- *
- * Return: 0 to accept, else the SRP_LOGIN_REJ reason to send.
- */
-static u32 srpt_check_login(const struct srp_login_req *req, bool port_enabled)
-{
-	const u16 formats = SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT;
-	u32 it_iu_len = be32_to_cpu(req->req_it_iu_len);
-	u16 buf_fmt = be16_to_cpu(req->req_buf_fmt);
-	__be64 guid = cpu_to_be64(srpt_service_guid);
-
-	if (req->opcode != SRP_LOGIN_REQ)
-		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-	if (it_iu_len < SRPT_MIN_IU_LEN || it_iu_len > srp_max_req_size)
-		return SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE;
-	if (!port_enabled)
-		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
-	if (memcmp(req->target_port_id, &guid, 8) ||
-	    memcmp(req->target_port_id + 8, &guid, 8))
-		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
-	if (!(buf_fmt & formats) || (buf_fmt & ~formats))
-		return SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT;
-	return 0;
-}
-
-/**
- * srpt_login_rej_text() - a reason of srpt_check_login() in words
- * @buf: output buffer
- * @len: size of @buf
- * @req: the rejected login request
- * @reason: what srpt_check_login() returned for @req
- *
- * Writes what an administrator needs to know about the reject, for the
- * kernel log.
- */
-static void srpt_login_rej_text(char *buf, size_t len,
-				const struct srp_login_req *req, u32 reason)
-{
-	u32 it_iu_len = be32_to_cpu(req->req_it_iu_len);
-
-	switch (reason) {
-	case SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL:
-		snprintf(buf, len, "opcode %#x is not a login request",
-			 req->opcode);
-		break;
-	case SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE:
-		if (it_iu_len < SRPT_MIN_IU_LEN)
-			snprintf(buf, len, "IU length %u below %u", it_iu_len,
-				 SRPT_MIN_IU_LEN);
-		else
-			snprintf(buf, len, "IU length %u above %d", it_iu_len,
-				 srp_max_req_size);
-		break;
-	case SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES:
-		snprintf(buf, len, "port disabled");
-		break;
-	case SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL:
-		snprintf(buf, len, "target port ID mismatch (0x%16phN)",
-			 req->target_port_id);
-		break;
-	case SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT:
-		snprintf(buf, len, "unsupported buffer formats %#x",
-			 be16_to_cpu(req->req_buf_fmt));
-		break;
-	default:
-		snprintf(buf, len, "reason %#x", reason);
-		break;
-	}
 }
 
 /* SRP_CMD data descriptors ---------------------------------------------- */
@@ -1032,8 +973,6 @@ static void srpt_free_ioctx_ring(struct srpt_ioctx **ioctx_ring,
 	kvfree(ioctx_ring);
 }
 
-static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
-
 /**
  * srpt_post_recv() - post an IB receive request
  * @sdev: SRPT HCA pointer
@@ -1065,8 +1004,6 @@ static int srpt_post_recv(struct srpt_device *sdev, struct srpt_rdma_ch *ch,
 		return ib_post_srq_recv(sdev->srq, &wr, NULL);
 	return ib_post_recv(ch->qp, &wr, NULL);
 }
-
-static void srpt_send_cred_req(struct srpt_rdma_ch *ch);
 
 /**
  * srpt_credit_flush() - send owed credits if nothing else will carry them
@@ -1144,32 +1081,11 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
 		return NULL;
 
 	srpt_cmd_state_reuse(ioctx);
-	ioctx->recv_ioctx = NULL;
-	ioctx->rw_ctxs = NULL;
-	ioctx->n_rw_ctx = 0;
-	ioctx->n_rdma = 0;
-	ioctx->data_sg = NULL;
-	ioctx->data_nents = 0;
-	ioctx->slices = NULL;
-	ioctx->descs = NULL;
-	ioctx->n_descs = 0;
-	ioctx->bounce_sg = NULL;
-	ioctx->bounce_nents = 0;
-	ioctx->sq_wr_needed = 0;
-	ioctx->sq_wr_held = 0;
-	ioctx->waiting_rsp = false;
-	ioctx->status_only = false;
-	ioctx->cred_req = false;
+	/* The sense buffer included: up to all of it is sent. */
+	memset_startat(ioctx, 0, recv_ioctx);
 	ioctx->dir = DMA_NONE;
-	ioctx->data_len = 0;
-	ioctx->buf_charge = 0;
-	memset(&ioctx->cmd, 0, sizeof(ioctx->cmd));
-	/* Up to the whole buffer is sent; nothing of an earlier command. */
-	memset(ioctx->sense_data, 0, sizeof(ioctx->sense_data));
 	return ioctx;
 }
-
-static void srpt_process_wait_list(struct srpt_rdma_ch *ch);
 
 /**
  * srpt_put_send_ioctx() - return a send context to its channel
@@ -1634,8 +1550,6 @@ static void srpt_unregister_mad_agent(struct srpt_device *sdev, int port_cnt)
 
 /* Channels: queue pair setup and teardown ------------------------------- */
 
-static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc);
-
 /**
  * srpt_qp_event() - QP event callback function
  * @event: description of the event that occurred
@@ -1673,6 +1587,47 @@ static void srpt_srq_event(struct ib_event *event, void *ctx)
 }
 
 /**
+ * srpt_ch_qp_move() - move an IB/CM channel's queue pair to a new state
+ * @ch: SRPT RDMA channel
+ * @qp: its queue pair
+ * @state: IB_QPS_INIT, IB_QPS_RTR or IB_QPS_RTS
+ *
+ * IB/CM chooses the attributes for @state from the connection; the RDMA
+ * READ depths it negotiated are limited to what this device supports.
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_ch_qp_move(struct srpt_rdma_ch *ch, struct ib_qp *qp,
+			   enum ib_qp_state state)
+{
+	struct ib_qp_attr attr = { .qp_state = state };
+	const struct ib_device_attr *dev;
+	int mask, ret;
+
+	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
+	if (ret)
+		return ret;
+	switch (state) {
+	case IB_QPS_INIT:
+		attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE;
+		break;
+	case IB_QPS_RTR:
+		dev = &ch->sport->sdev->device->attrs;
+		attr.max_dest_rd_atomic = min_t(int, attr.max_dest_rd_atomic,
+						dev->max_qp_rd_atom);
+		break;
+	case IB_QPS_RTS:
+		dev = &ch->sport->sdev->device->attrs;
+		attr.max_rd_atomic = min_t(int, attr.max_rd_atomic,
+					   dev->max_qp_init_rd_atom);
+		break;
+	default:
+		break;
+	}
+	return ib_modify_qp(qp, &attr, mask);
+}
+
+/**
  * srpt_init_ch_qp() - move an IB/CM channel's queue pair to INIT
  * @ch: SRPT RDMA channel
  * @qp: its queue pair
@@ -1681,14 +1636,7 @@ static void srpt_srq_event(struct ib_event *event, void *ctx)
  */
 static int srpt_init_ch_qp(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_INIT };
-	int mask, ret;
-
-	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
-	if (ret)
-		return ret;
-	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE;
-	return ib_modify_qp(qp, &attr, mask);
+	return srpt_ch_qp_move(ch, qp, IB_QPS_INIT);
 }
 
 /**
@@ -1703,15 +1651,7 @@ static int srpt_init_ch_qp(struct srpt_rdma_ch *ch, struct ib_qp *qp)
  */
 static int srpt_ch_qp_rtr(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTR };
-	int mask, ret, limit;
-
-	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
-	if (ret)
-		return ret;
-	limit = ch->sport->sdev->device->attrs.max_qp_rd_atom;
-	attr.max_dest_rd_atomic = min_t(int, attr.max_dest_rd_atomic, limit);
-	return ib_modify_qp(qp, &attr, mask);
+	return srpt_ch_qp_move(ch, qp, IB_QPS_RTR);
 }
 
 /**
@@ -1723,15 +1663,7 @@ static int srpt_ch_qp_rtr(struct srpt_rdma_ch *ch, struct ib_qp *qp)
  */
 static int srpt_ch_qp_rts(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_RTS };
-	int mask, ret, limit;
-
-	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
-	if (ret)
-		return ret;
-	limit = ch->sport->sdev->device->attrs.max_qp_init_rd_atom;
-	attr.max_rd_atomic = min_t(int, attr.max_rd_atomic, limit);
-	return ib_modify_qp(qp, &attr, mask);
+	return srpt_ch_qp_move(ch, qp, IB_QPS_RTS);
 }
 
 /**
@@ -1897,9 +1829,9 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
  * srpt_create_ch_ib() - create the queues of a channel
  * @ch: SRPT RDMA channel
  *
- * Gets a CQ from the device's CQ pool and creates the queue pair; when the
- * QP cannot be created with the configured send queue size, retries with
- * smaller sizes. Without SRQ the receive ring is posted here.
+ * A QP that cannot be created with the configured send queue size is tried
+ * again with smaller ones. Without SRQ the receive ring is posted here.
+ * On failure ch->qp and ch->cq are NULL, so srpt_destroy_ch_ib() is a no-op.
  *
  * Return: 0 or a negative error code.
  */
@@ -1981,6 +1913,209 @@ static int srpt_zerolength_write(struct srpt_rdma_ch *ch)
 	return ib_post_send(ch->qp, &wr.wr, NULL);
 }
 
+/* Channels: allocation and freeing -------------------------------------- */
+
+/**
+ * srpt_ch_sq_size() - send queue size of a new channel
+ * @attr_sq: the srp_sq_size attribute of the port
+ * @attrs: device attributes
+ * @credits: credits the channel grants
+ *
+ * A channel never has more than @credits commands in flight, so it needs
+ * SRPT_SQ_WR_PER_CREDIT slots per credit (the response and a few RDMA
+ * work requests each), and enough for the largest transfer one command may
+ * describe, in as many descriptors as it may have. A send queue beyond that
+ * only costs memory: with the default attribute of 4096 it would be about
+ * three times the size. When commands need more slots than are free they
+ * wait. Only a queue made smaller than this (by the attribute or the
+ * device) refuses a command that needs more work requests than it holds.
+ *
+ * Return: the smaller of @attr_sq, the device limit and what the channel
+ * can use.
+ */
+static u32 srpt_ch_sq_size(u32 attr_sq, const struct ib_device_attr *attrs,
+			   u32 credits)
+{
+	u32 sge = min_t(u32, SRPT_MAX_SEND_SGE,
+			min(attrs->max_send_sge, attrs->max_sge_rd));
+	u32 need;
+
+	/*
+	 * Each of up to SRPT_MAX_DESCS descriptors maps its own slice of the
+	 * buffer: it touches up to two pages more than its length fills and
+	 * rounds its work requests up on its own.
+	 */
+	sge = max(sge, 1U);
+	need = DIV_ROUND_UP(SRPT_MAX_DATA_LEN / PAGE_SIZE + 2 * SRPT_MAX_DESCS,
+			    sge) + SRPT_MAX_DESCS + 1;
+	need = max(need, credits * SRPT_SQ_WR_PER_CREDIT);
+	return min_t(u32, min_t(u32, attr_sq, attrs->max_qp_wr), need);
+}
+
+/**
+ * srpt_ch_set_iu_lens() - IU lengths of a new channel
+ * @ch: the new channel
+ * @req: the login request, already validated
+ *
+ * Every receive buffer, ring or SRQ, holds srp_max_req_size bytes, and the
+ * login response promises exactly that as the maximum initiator-to-target
+ * IU length: an initiator may send any IU up to it, even when it asked for
+ * less (SRP-2: the response field is the largest IU the target accepts on
+ * the channel). Target-to-initiator IUs are limited by what the initiator
+ * asked for.
+ */
+static void srpt_ch_set_iu_lens(struct srpt_rdma_ch *ch,
+				const struct srp_login_req *req)
+{
+	ch->max_it_iu_len = srp_max_req_size;
+	ch->max_ti_iu_len = be32_to_cpu(req->req_it_iu_len);
+}
+
+/**
+ * srpt_alloc_ch_rings() - allocate the send and receive rings of a channel
+ * @ch: SRPT RDMA channel with its sizes set
+ *
+ * Receive buffers hold the IU size the initiator asked for; they are placed
+ * so that immediate data starts on a 512-byte boundary.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	u32 align = 0;
+	int i;
+
+	ch->rsp_buf_cache = srpt_cache_get(ch->max_rsp_size);
+	if (!ch->rsp_buf_cache)
+		return -ENOMEM;
+	ch->ioctx_ring = (struct srpt_send_ioctx **)
+		srpt_alloc_ioctx_ring(sdev, ch->rq_size,
+				      sizeof(*ch->ioctx_ring[0]),
+				      ch->rsp_buf_cache, 0, DMA_TO_DEVICE);
+	if (!ch->ioctx_ring)
+		return -ENOMEM;
+	for (i = 0; i < ch->rq_size; i++) {
+		ch->ioctx_ring[i]->ch = ch;
+		srpt_cmd_state_done(ch->ioctx_ring[i]);
+		list_add_tail(&ch->ioctx_ring[i]->free_list, &ch->free_list);
+	}
+	ch->n_free = ch->rq_size;
+	if (ch->use_srq)
+		return 0;
+
+	if (ch->imm_data_offset)
+		align = (SRPT_IMM_ALIGN - ch->imm_data_offset % SRPT_IMM_ALIGN) %
+			SRPT_IMM_ALIGN;
+	ch->req_buf_cache = srpt_cache_get(align + ch->max_it_iu_len);
+	if (!ch->req_buf_cache)
+		return -ENOMEM;
+	ch->ioctx_recv_ring = (struct srpt_recv_ioctx **)
+		srpt_alloc_ioctx_ring(sdev, ch->rq_size,
+				      sizeof(*ch->ioctx_recv_ring[0]),
+				      ch->req_buf_cache, align,
+				      DMA_FROM_DEVICE);
+	if (!ch->ioctx_recv_ring)
+		return -ENOMEM;
+	for (i = 0; i < ch->rq_size; i++)
+		INIT_LIST_HEAD(&ch->ioctx_recv_ring[i]->wait_list);
+	return 0;
+}
+
+/**
+ * srpt_free_ch_rings() - free the send and receive rings of a channel
+ * @ch: SRPT RDMA channel
+ */
+static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	int i;
+
+	for (i = 0; ch->ioctx_ring && i < ch->rq_size; i++)
+		srpt_free_kept_buf(ch->ioctx_ring[i]);
+	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_ring, sdev,
+			     ch->rq_size, ch->rsp_buf_cache, DMA_TO_DEVICE);
+	ch->ioctx_ring = NULL;
+	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_recv_ring, sdev,
+			     ch->rq_size, ch->req_buf_cache, DMA_FROM_DEVICE);
+	ch->ioctx_recv_ring = NULL;
+	srpt_cache_put(ch->rsp_buf_cache);
+	ch->rsp_buf_cache = NULL;
+	srpt_cache_put(ch->req_buf_cache);
+	ch->req_buf_cache = NULL;
+}
+
+/**
+ * srpt_alloc_ch() - allocate a channel for a login request
+ * @sport: port the login arrived on
+ * @req: the login request, already validated
+ * @ib_cm_id: IB/CM connection, or NULL
+ * @rdma_cm_id: RDMA/CM connection, or NULL
+ * @src_addr: initiator name used for the ACL lookup
+ *
+ * Return: the channel with its rings, or an ERR_PTR().
+ */
+static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
+					  const struct srp_login_req *req,
+					  struct ib_cm_id *ib_cm_id,
+					  struct rdma_cm_id *rdma_cm_id,
+					  const char *src_addr)
+{
+	struct srpt_device *sdev = sport->sdev;
+	const struct ib_device_attr *attrs = &sdev->device->attrs;
+	struct srpt_rdma_ch *ch;
+	u16 imm_off;
+	int ret;
+
+	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
+	if (!ch)
+		return ERR_PTR(-ENOMEM);
+	ch->sport = sport;
+	ch->ib_cm_id = ib_cm_id;
+	ch->rdma_cm_id = rdma_cm_id;
+	ch->using_rdma_cm = rdma_cm_id;
+	kref_init(&ch->kref);
+	spin_lock_init(&ch->recv_lock);
+	spin_lock_init(&ch->lock);
+	INIT_LIST_HEAD(&ch->free_list);
+	INIT_LIST_HEAD(&ch->rw_wait_list);
+	INIT_LIST_HEAD(&ch->cmd_wait_list);
+	INIT_LIST_HEAD(&ch->list);
+	INIT_WORK(&ch->release_work, srpt_release_channel_work);
+	ch->state = CH_CONNECTING;
+	ch->login_busy = true;
+	strscpy(ch->sess_name, src_addr, sizeof(ch->sess_name));
+	strscpy(ch->peer, src_addr, sizeof(ch->peer));
+
+	srpt_ch_set_iu_lens(ch, req);
+	ch->max_rsp_size = sport->port_attrib.srp_max_rsp_size;
+	ch->rq_size = min_t(int, SRPT_MAX_RQ_SIZE, attrs->max_qp_wr);
+	ch->sq_size = srpt_ch_sq_size(sport->port_attrib.srp_sq_size, attrs,
+				      ch->rq_size);
+	ch->use_srq = sport->port_attrib.use_srq && sdev->srq;
+	imm_off = be16_to_cpu(req->imm_data_offset);
+	if ((req->req_flags & SRP_IMMED_REQUESTED) &&
+	    imm_off >= SRPT_MIN_IMM_DATA_OFFSET && imm_off < ch->max_it_iu_len)
+		ch->imm_data_offset = imm_off;
+
+	ret = srpt_alloc_ch_rings(ch);
+	if (ret) {
+		srpt_free_ch_rings(ch);
+		kfree(ch);
+		return ERR_PTR(ret);
+	}
+	return ch;
+}
+
+/**
+ * srpt_free_ch() - free a channel's memory once the last reference is gone
+ * @kref: the channel's reference count
+ */
+static void srpt_free_ch(struct kref *kref)
+{
+	kfree(container_of(kref, struct srpt_rdma_ch, kref));
+}
+
 /* Channels: life cycle -------------------------------------------------- */
 
 static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_released_wq);
@@ -2007,15 +2142,6 @@ static bool srpt_ch_advance(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
 	}
 	spin_unlock_irqrestore(&ch->recv_lock, flags);
 	return moved;
-}
-
-/**
- * srpt_free_ch() - free a channel's memory once the last reference is gone
- * @kref: the channel's reference count
- */
-static void srpt_free_ch(struct kref *kref)
-{
-	kfree(container_of(kref, struct srpt_rdma_ch, kref));
 }
 
 /**
@@ -2191,8 +2317,6 @@ static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_queue_release(ch);
 }
 
-static void srpt_fail_rw_waiters(struct srpt_rdma_ch *ch);
-
 /**
  * srpt_ch_quiet() - whether nobody processes IUs or the RTU of a channel
  * @ch: SRPT RDMA channel, DISCONNECTED
@@ -2233,31 +2357,6 @@ static void srpt_drop_waiting_ius(struct srpt_rdma_ch *ch)
 		if (ch->use_srq)
 			srpt_post_recv(ch->sport->sdev, ch, recv);
 	}
-}
-
-static void srpt_free_kept_buf(struct srpt_send_ioctx *ioctx);
-
-/**
- * srpt_free_ch_rings() - free the send and receive rings of a channel
- * @ch: SRPT RDMA channel
- */
-static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
-{
-	struct srpt_device *sdev = ch->sport->sdev;
-	int i;
-
-	for (i = 0; ch->ioctx_ring && i < ch->rq_size; i++)
-		srpt_free_kept_buf(ch->ioctx_ring[i]);
-	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_ring, sdev,
-			     ch->rq_size, ch->rsp_buf_cache, DMA_TO_DEVICE);
-	ch->ioctx_ring = NULL;
-	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_recv_ring, sdev,
-			     ch->rq_size, ch->req_buf_cache, DMA_FROM_DEVICE);
-	ch->ioctx_recv_ring = NULL;
-	srpt_cache_put(ch->rsp_buf_cache);
-	ch->rsp_buf_cache = NULL;
-	srpt_cache_put(ch->req_buf_cache);
-	ch->req_buf_cache = NULL;
 }
 
 /**
@@ -2427,7 +2526,165 @@ static void srpt_wait_chs_released(atomic_t *count, const char *name)
 			atomic_read(count));
 }
 
-/* Logins ------------------------------------------------------------------ */
+/* Connection management: login requests --------------------------------- */
+
+/**
+ * srpt_check_login() - choose the answer to a login request
+ * @req: the login request
+ * @port_enabled: whether a TPG of the receiving port is enabled
+ *
+ * Checks the request in the order in which the reject reasons are defined
+ * for this target: opcode, IU length, port state, target port ID, buffer
+ * formats. An information unit that is no SRP_LOGIN_REQ cannot establish a
+ * channel (SRP-2 has no more specific reason for it).
+ *
+ * Return: 0 to accept, else the SRP_LOGIN_REJ reason to send.
+ */
+static u32 srpt_check_login(const struct srp_login_req *req, bool port_enabled)
+{
+	const u16 formats = SRP_BUF_FORMAT_DIRECT | SRP_BUF_FORMAT_INDIRECT;
+	u32 it_iu_len = be32_to_cpu(req->req_it_iu_len);
+	u16 buf_fmt = be16_to_cpu(req->req_buf_fmt);
+	__be64 guid = cpu_to_be64(srpt_service_guid);
+
+	if (req->opcode != SRP_LOGIN_REQ)
+		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+	if (it_iu_len < SRPT_MIN_IU_LEN || it_iu_len > srp_max_req_size)
+		return SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE;
+	if (!port_enabled)
+		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	if (memcmp(req->target_port_id, &guid, 8) ||
+	    memcmp(req->target_port_id + 8, &guid, 8))
+		return SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL;
+	if (!(buf_fmt & formats) || (buf_fmt & ~formats))
+		return SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT;
+	return 0;
+}
+
+/**
+ * srpt_login_rej_text() - a reason of srpt_check_login() in words
+ * @buf: output buffer
+ * @len: size of @buf
+ * @req: the rejected login request
+ * @reason: what srpt_check_login() returned for @req
+ *
+ * Writes what an administrator needs to know about the reject, for the
+ * kernel log.
+ */
+static void srpt_login_rej_text(char *buf, size_t len,
+				const struct srp_login_req *req, u32 reason)
+{
+	u32 it_iu_len = be32_to_cpu(req->req_it_iu_len);
+
+	switch (reason) {
+	case SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL:
+		snprintf(buf, len, "opcode %#x is not a login request",
+			 req->opcode);
+		break;
+	case SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE:
+		if (it_iu_len < SRPT_MIN_IU_LEN)
+			snprintf(buf, len, "IU length %u below %u", it_iu_len,
+				 SRPT_MIN_IU_LEN);
+		else
+			snprintf(buf, len, "IU length %u above %d", it_iu_len,
+				 srp_max_req_size);
+		break;
+	case SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES:
+		snprintf(buf, len, "port disabled");
+		break;
+	case SRP_LOGIN_REJ_UNABLE_ASSOCIATE_CHANNEL:
+		snprintf(buf, len, "target port ID mismatch (0x%16phN)",
+			 req->target_port_id);
+		break;
+	case SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT:
+		snprintf(buf, len, "unsupported buffer formats %#x",
+			 be16_to_cpu(req->req_buf_fmt));
+		break;
+	default:
+		snprintf(buf, len, "reason %#x", reason);
+		break;
+	}
+}
+
+/**
+ * srpt_login_port() - the port a login request arrived on
+ * @sdev: HCA the request arrived on
+ * @port_num: port number from the connection manager event (1-based)
+ *
+ * Return: the port, or NULL when @sdev has no port @port_num.
+ */
+static struct srpt_port *srpt_login_port(struct srpt_device *sdev,
+					 u32 port_num)
+{
+	if (port_num < 1 || port_num > sdev->port_cnt)
+		return NULL;
+	return &sdev->port[port_num - 1];
+}
+
+/**
+ * srpt_log_rej() - log why a login request is rejected
+ * @sdev: HCA the request arrived on
+ * @port_num: HCA port number
+ * @req: the login request
+ * @src_addr: initiator name: GUID form (IB/CM) or IP address (RDMA/CM)
+ * @why: the reason in words
+ *
+ * Anybody who can reach the port can send login requests, so the message
+ * is rate-limited.
+ */
+static void srpt_log_rej(const struct srpt_device *sdev, u32 port_num,
+			 const struct srp_login_req *req, const char *src_addr,
+			 const char *why)
+{
+	pr_info_ratelimited("login from %s (initiator port ID 0x%16phN) to %s port %u refused: %s\n",
+			    src_addr, req->initiator_port_id,
+			    dev_name(&sdev->device->dev), port_num, why);
+}
+
+/**
+ * srpt_count_rej() - count a rejected login in its port's statistics
+ * @sport: the port the login arrived on, or NULL when there is no such port
+ * @reason: SRP_LOGIN_REJ reason
+ */
+static void srpt_count_rej(struct srpt_port *sport, u32 reason)
+{
+	u32 i = reason & 0xff;
+
+	if (sport && i < SRPT_NR_REJ_REASONS)
+		atomic64_inc(&sport->logins_rejected[i]);
+}
+
+/**
+ * srpt_cm_req_check() - validate a login request before any allocation
+ * @sdev: HCA the request arrived on
+ * @port_num: HCA port number
+ * @req: the login request
+ * @src_addr: initiator name, for the log
+ *
+ * Return: 0 to go on, else the SRP_LOGIN_REJ reason to send (logged).
+ */
+static u32 srpt_cm_req_check(struct srpt_device *sdev, u32 port_num,
+			     const struct srp_login_req *req,
+			     const char *src_addr)
+{
+	struct srpt_port *sport = srpt_login_port(sdev, port_num);
+	char why[96];
+	u32 reason;
+
+	if (!sport) {
+		srpt_log_rej(sdev, port_num, req, src_addr,
+			     "no such port");
+		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+	}
+	reason = srpt_check_login(req, sport->enabled);
+	if (reason) {
+		srpt_login_rej_text(why, sizeof(why), req, reason);
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+	}
+	return reason;
+}
+
+/* Connection management: nexus, session and limits ---------------------- */
 
 /**
  * srpt_get_nexus() - find or add the I_T nexus of a login
@@ -2476,175 +2733,6 @@ static struct srpt_nexus *srpt_new_nexus(const struct srp_login_req *req)
 	memcpy(nexus->i_port_id, req->initiator_port_id, 16);
 	memcpy(nexus->t_port_id, req->target_port_id, 16);
 	return nexus;
-}
-
-/**
- * srpt_alloc_ch_rings() - allocate the send and receive rings of a channel
- * @ch: SRPT RDMA channel with its sizes set
- *
- * Receive buffers hold the IU size the initiator asked for; they are placed
- * so that immediate data starts on a 512-byte boundary.
- *
- * Return: 0 or -ENOMEM.
- */
-static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
-{
-	struct srpt_device *sdev = ch->sport->sdev;
-	u32 align = 0;
-	int i;
-
-	ch->rsp_buf_cache = srpt_cache_get(ch->max_rsp_size);
-	if (!ch->rsp_buf_cache)
-		return -ENOMEM;
-	ch->ioctx_ring = (struct srpt_send_ioctx **)
-		srpt_alloc_ioctx_ring(sdev, ch->rq_size,
-				      sizeof(*ch->ioctx_ring[0]),
-				      ch->rsp_buf_cache, 0, DMA_TO_DEVICE);
-	if (!ch->ioctx_ring)
-		return -ENOMEM;
-	for (i = 0; i < ch->rq_size; i++) {
-		ch->ioctx_ring[i]->ch = ch;
-		srpt_cmd_state_done(ch->ioctx_ring[i]);
-		list_add_tail(&ch->ioctx_ring[i]->free_list, &ch->free_list);
-	}
-	ch->n_free = ch->rq_size;
-	if (ch->use_srq)
-		return 0;
-
-	if (ch->imm_data_offset)
-		align = (SRPT_IMM_ALIGN - ch->imm_data_offset % SRPT_IMM_ALIGN) %
-			SRPT_IMM_ALIGN;
-	ch->req_buf_cache = srpt_cache_get(align + ch->max_it_iu_len);
-	if (!ch->req_buf_cache)
-		return -ENOMEM;
-	ch->ioctx_recv_ring = (struct srpt_recv_ioctx **)
-		srpt_alloc_ioctx_ring(sdev, ch->rq_size,
-				      sizeof(*ch->ioctx_recv_ring[0]),
-				      ch->req_buf_cache, align,
-				      DMA_FROM_DEVICE);
-	if (!ch->ioctx_recv_ring)
-		return -ENOMEM;
-	for (i = 0; i < ch->rq_size; i++)
-		INIT_LIST_HEAD(&ch->ioctx_recv_ring[i]->wait_list);
-	return 0;
-}
-
-/**
- * srpt_ch_sq_size() - send queue size of a new channel
- * @attr_sq: the srp_sq_size attribute of the port
- * @attrs: device attributes
- * @credits: credits the channel grants
- *
- * A channel never has more than @credits commands in flight, so it needs
- * SRPT_SQ_WR_PER_CREDIT slots per credit (the response and a few RDMA
- * work requests each), and enough for the largest transfer one command may
- * describe, in as many descriptors as it may have. A send queue beyond that
- * only costs memory: with the default attribute of 4096 it would be about
- * three times the size. When commands need more slots than are free they
- * wait. Only a queue made smaller than this (by the attribute or the
- * device) refuses a command that needs more work requests than it holds.
- *
- * Return: the smaller of @attr_sq, the device limit and what the channel
- * can use.
- */
-static u32 srpt_ch_sq_size(u32 attr_sq, const struct ib_device_attr *attrs,
-			   u32 credits)
-{
-	u32 sge = min_t(u32, SRPT_MAX_SEND_SGE,
-			min(attrs->max_send_sge, attrs->max_sge_rd));
-	u32 need;
-
-	/*
-	 * Each of up to SRPT_MAX_DESCS descriptors maps its own slice of the
-	 * buffer: it touches up to two pages more than its length fills and
-	 * rounds its work requests up on its own.
-	 */
-	sge = max(sge, 1U);
-	need = DIV_ROUND_UP(SRPT_MAX_DATA_LEN / PAGE_SIZE + 2 * SRPT_MAX_DESCS,
-			    sge) + SRPT_MAX_DESCS + 1;
-	need = max(need, credits * SRPT_SQ_WR_PER_CREDIT);
-	return min_t(u32, min_t(u32, attr_sq, attrs->max_qp_wr), need);
-}
-
-/**
- * srpt_ch_set_iu_lens() - IU lengths of a new channel
- * @ch: the new channel
- * @req: the login request, already validated
- *
- * Every receive buffer, ring or SRQ, holds srp_max_req_size bytes, and the
- * login response promises exactly that as the maximum initiator-to-target
- * IU length: an initiator may send any IU up to it, even when it asked for
- * less (SRP-2: the response field is the largest IU the target accepts on
- * the channel). Target-to-initiator IUs are limited by what the initiator
- * asked for.
- */
-static void srpt_ch_set_iu_lens(struct srpt_rdma_ch *ch,
-				const struct srp_login_req *req)
-{
-	ch->max_it_iu_len = srp_max_req_size;
-	ch->max_ti_iu_len = be32_to_cpu(req->req_it_iu_len);
-}
-
-/**
- * srpt_alloc_ch() - allocate a channel for a login request
- * @sport: port the login arrived on
- * @req: the login request, already validated
- * @ib_cm_id: IB/CM connection, or NULL
- * @rdma_cm_id: RDMA/CM connection, or NULL
- * @src_addr: initiator name used for the ACL lookup
- *
- * Return: the channel with its rings, or an ERR_PTR().
- */
-static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
-					  const struct srp_login_req *req,
-					  struct ib_cm_id *ib_cm_id,
-					  struct rdma_cm_id *rdma_cm_id,
-					  const char *src_addr)
-{
-	struct srpt_device *sdev = sport->sdev;
-	const struct ib_device_attr *attrs = &sdev->device->attrs;
-	struct srpt_rdma_ch *ch;
-	u16 imm_off;
-	int ret;
-
-	ch = kzalloc(sizeof(*ch), GFP_KERNEL);
-	if (!ch)
-		return ERR_PTR(-ENOMEM);
-	ch->sport = sport;
-	ch->ib_cm_id = ib_cm_id;
-	ch->rdma_cm_id = rdma_cm_id;
-	ch->using_rdma_cm = rdma_cm_id;
-	kref_init(&ch->kref);
-	spin_lock_init(&ch->recv_lock);
-	spin_lock_init(&ch->lock);
-	INIT_LIST_HEAD(&ch->free_list);
-	INIT_LIST_HEAD(&ch->rw_wait_list);
-	INIT_LIST_HEAD(&ch->cmd_wait_list);
-	INIT_LIST_HEAD(&ch->list);
-	INIT_WORK(&ch->release_work, srpt_release_channel_work);
-	ch->state = CH_CONNECTING;
-	ch->login_busy = true;
-	strscpy(ch->sess_name, src_addr, sizeof(ch->sess_name));
-	strscpy(ch->peer, src_addr, sizeof(ch->peer));
-
-	srpt_ch_set_iu_lens(ch, req);
-	ch->max_rsp_size = sport->port_attrib.srp_max_rsp_size;
-	ch->rq_size = min_t(int, SRPT_MAX_RQ_SIZE, attrs->max_qp_wr);
-	ch->sq_size = srpt_ch_sq_size(sport->port_attrib.srp_sq_size, attrs,
-				      ch->rq_size);
-	ch->use_srq = sport->port_attrib.use_srq && sdev->srq;
-	imm_off = be16_to_cpu(req->imm_data_offset);
-	if ((req->req_flags & SRP_IMMED_REQUESTED) &&
-	    imm_off >= SRPT_MIN_IMM_DATA_OFFSET && imm_off < ch->max_it_iu_len)
-		ch->imm_data_offset = imm_off;
-
-	ret = srpt_alloc_ch_rings(ch);
-	if (ret) {
-		srpt_free_ch_rings(ch);
-		kfree(ch);
-		return ERR_PTR(ret);
-	}
-	return ch;
 }
 
 /**
@@ -2914,6 +3002,8 @@ static int srpt_join_nexus(struct srpt_rdma_ch *ch,
 	return flags;
 }
 
+/* Connection management: answering a login ------------------------------ */
+
 /**
  * srpt_build_login_rsp() - fill in a login response
  * @ch: the new channel
@@ -3020,81 +3110,210 @@ static int srpt_send_login_rsp(struct srpt_rdma_ch *ch,
 }
 
 /**
- * srpt_login_port() - the port a login request arrived on
- * @sdev: HCA the request arrived on
- * @port_num: port number from the connection manager event (1-based)
- *
- * Return: the port, or NULL when @sdev has no port @port_num.
- */
-static struct srpt_port *srpt_login_port(struct srpt_device *sdev,
-					 u32 port_num)
-{
-	if (port_num < 1 || port_num > sdev->port_cnt)
-		return NULL;
-	return &sdev->port[port_num - 1];
-}
-
-/**
- * srpt_log_rej() - log why a login request is rejected
+ * srpt_cm_req_validate() - decide whether a login request may get a channel
  * @sdev: HCA the request arrived on
  * @port_num: HCA port number
  * @req: the login request
  * @src_addr: initiator name: GUID form (IB/CM) or IP address (RDMA/CM)
- * @why: the reason in words
  *
- * Anybody who can reach the port can send login requests, so the message
- * is rate-limited.
- */
-static void srpt_log_rej(const struct srpt_device *sdev, u32 port_num,
-			 const struct srp_login_req *req, const char *src_addr,
-			 const char *why)
-{
-	pr_info_ratelimited("login from %s (initiator port ID 0x%16phN) to %s port %u refused: %s\n",
-			    src_addr, req->initiator_port_id,
-			    dev_name(&sdev->device->dev), port_num, why);
-}
-
-/**
- * srpt_count_rej() - count a rejected login in its port's statistics
- * @sport: the port the login arrived on, or NULL when there is no such port
- * @reason: SRP_LOGIN_REJ reason
- */
-static void srpt_count_rej(struct srpt_port *sport, u32 reason)
-{
-	u32 i = reason & 0xff;
-
-	if (sport && i < SRPT_NR_REJ_REASONS)
-		atomic64_inc(&sport->logins_rejected[i]);
-}
-
-/**
- * srpt_cm_req_check() - validate a login request before any allocation
- * @sdev: HCA the request arrived on
- * @port_num: HCA port number
- * @req: the login request
- * @src_addr: initiator name, for the log
+ * Checks the fields, the ACLs and the channel limits of the nexus and of
+ * the source address. Refused logins cost no allocation.
  *
  * Return: 0 to go on, else the SRP_LOGIN_REJ reason to send (logged).
  */
-static u32 srpt_cm_req_check(struct srpt_device *sdev, u32 port_num,
-			     const struct srp_login_req *req,
-			     const char *src_addr)
+static u32 srpt_cm_req_validate(struct srpt_device *sdev, u32 port_num,
+				const struct srp_login_req *req,
+				const char *src_addr)
 {
-	struct srpt_port *sport = srpt_login_port(sdev, port_num);
+	struct srpt_port *sport;
 	char why[96];
 	u32 reason;
 
-	if (!sport) {
-		srpt_log_rej(sdev, port_num, req, src_addr,
-			     "no such port");
-		return SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
-	}
-	reason = srpt_check_login(req, sport->enabled);
-	if (reason) {
-		srpt_login_rej_text(why, sizeof(why), req, reason);
+	reason = srpt_cm_req_check(sdev, port_num, req, src_addr);
+	if (reason)
+		return reason;
+	sport = srpt_login_port(sdev, port_num);
+	if (!srpt_login_has_acl(sport, src_addr, req->initiator_port_id)) {
+		snprintf(why, sizeof(why), "no ACL for it on port %s",
+			 sport->guid_name);
 		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		return SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
 	}
-	return reason;
+	if (srpt_login_over_limit(sport, req, src_addr, why, sizeof(why))) {
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		return SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
+	}
+	return 0;
+}
+
+/**
+ * srpt_cm_req_free_ch() - free the channel of a login that is refused
+ * @ch: channel from srpt_alloc_ch(), without a session, not in a nexus
+ *
+ * The connection is left alone: it belongs to the connection manager,
+ * which destroys it after the reject.
+ */
+static void srpt_cm_req_free_ch(struct srpt_rdma_ch *ch)
+{
+	srpt_destroy_ch_ib(ch);
+	ch->ib_cm_id = NULL;
+	ch->rdma_cm_id = NULL;
+	srpt_free_ch_rings(ch);
+	kfree(ch);
+}
+
+/**
+ * srpt_cm_req_alloc_ch() - allocate the channel of a login and its queues
+ * @sdev: HCA the request arrived on
+ * @port_num: HCA port number, a valid one
+ * @req: the login request, validated
+ * @ib_cm_id: IB/CM connection, or NULL
+ * @rdma_cm_id: RDMA/CM connection, or NULL
+ * @src_addr: initiator name
+ *
+ * Return: the channel with its rings, CQ and QP, or an ERR_PTR() (logged).
+ */
+static struct srpt_rdma_ch *srpt_cm_req_alloc_ch(struct srpt_device *sdev,
+						 u32 port_num,
+						 const struct srp_login_req *req,
+						 struct ib_cm_id *ib_cm_id,
+						 struct rdma_cm_id *rdma_cm_id,
+						 const char *src_addr)
+{
+	struct srpt_rdma_ch *ch;
+	char why[96];
+	int ret;
+
+	ch = srpt_alloc_ch(srpt_login_port(sdev, port_num), req, ib_cm_id,
+			   rdma_cm_id, src_addr);
+	if (IS_ERR(ch)) {
+		snprintf(why, sizeof(why), "allocating the channel failed (%ld)",
+			 PTR_ERR(ch));
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		return ch;
+	}
+	ret = srpt_create_ch_ib(ch);
+	if (ret) {
+		snprintf(why, sizeof(why), "creating the queues failed (%d)",
+			 ret);
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		srpt_cm_req_free_ch(ch);
+		return ERR_PTR(ret);
+	}
+	return ch;
+}
+
+/**
+ * srpt_cm_req_session() - create the LIO session of a new channel
+ * @ch: the new channel
+ * @port_num: HCA port number, for the log
+ * @req: the login request
+ * @src_addr: initiator name, for the log
+ * @spare: set to the nexus for srpt_join_nexus()
+ *
+ * The nexus is allocated before the session: once the session exists,
+ * nothing may fail before the channel is in its nexus (srpt_new_nexus()).
+ *
+ * Return: 0, else the SRP_LOGIN_REJ reason to send (logged).
+ */
+static u32 srpt_cm_req_session(struct srpt_rdma_ch *ch, u32 port_num,
+			       const struct srp_login_req *req,
+			       const char *src_addr, struct srpt_nexus **spare)
+{
+	struct srpt_port *sport = ch->sport;
+	char why[96];
+
+	*spare = srpt_new_nexus(req);
+	if (!*spare) {
+		srpt_log_rej(sport->sdev, port_num, req, src_addr,
+			     "out of memory");
+		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	}
+	if (srpt_setup_session(ch, req->initiator_port_id)) {
+		kfree(*spare);
+		*spare = NULL;
+		snprintf(why, sizeof(why), "no ACL for it on port %s",
+			 sport->guid_name);
+		srpt_log_rej(sport->sdev, port_num, req, src_addr, why);
+		return SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
+	}
+	return 0;
+}
+
+/**
+ * srpt_cm_req_accept() - connect the QP of a new channel and answer the login
+ * @ch: the new channel, with its session
+ * @req: the login request
+ * @spare: from srpt_cm_req_session(); used or freed
+ * @port_num: HCA port number, for the trace
+ * @src_addr: initiator name, for the trace
+ * @resp_res: RDMA READs we may have to answer
+ * @init_depth: RDMA READs we may have outstanding
+ *
+ * The channel joins its nexus first, so a login response that cannot be
+ * sent closes it like any other channel.
+ */
+static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
+			       const struct srp_login_req *req,
+			       struct srpt_nexus *spare, u32 port_num,
+			       const char *src_addr, u8 resp_res,
+			       u8 init_depth)
+{
+	struct srpt_port *sport = ch->sport;
+	struct srp_login_rsp rsp;
+	int ret, flags;
+
+	if (ch->rdma_cm_id)
+		ch->rdma_cm_id->context = ch;
+	else
+		ch->ib_cm_id->context = ch;
+	flags = srpt_join_nexus(ch, req, spare);
+	srpt_build_login_rsp(ch, req, &rsp, flags);
+	ret = srpt_send_login_rsp(ch, &rsp, resp_res, init_depth);
+	srpt_login_end(ch);
+	if (ret) {
+		pr_err_ratelimited("%s: sending the login response failed (%d)\n",
+				   ch->sess_name, ret);
+		srpt_close_ch(ch, "the login response could not be sent");
+		return;
+	}
+	atomic64_inc(&sport->logins_accepted);
+	trace_srpt_login(dev_name(&sport->sdev->device->dev), port_num,
+			 src_addr, req->initiator_port_id, 0);
+	pr_info_ratelimited("%s: login accepted, %d credits, %s, immediate data %s\n",
+			    ch->sess_name, ch->rq_size,
+			    ch->use_srq ? "SRQ" : "ring",
+			    ch->imm_data_offset ? "on" : "off");
+}
+
+/**
+ * srpt_cm_req_reject() - answer a login with SRP_LOGIN_REJ
+ * @sdev: HCA the request arrived on
+ * @ib_cm_id: IB/CM connection, or NULL
+ * @rdma_cm_id: RDMA/CM connection, or NULL
+ * @port_num: HCA port number
+ * @req: the login request
+ * @src_addr: initiator name, for the trace
+ * @reason: SRP_LOGIN_REJ reason
+ *
+ * Return: -ECONNREFUSED, for the connection manager to destroy the
+ * connection.
+ */
+static int srpt_cm_req_reject(struct srpt_device *sdev,
+			      struct ib_cm_id *ib_cm_id,
+			      struct rdma_cm_id *rdma_cm_id, u32 port_num,
+			      const struct srp_login_req *req,
+			      const char *src_addr, u32 reason)
+{
+	if (rdma_cm_id)
+		rdma_cm_id->context = NULL;
+	else
+		ib_cm_id->context = NULL;
+	srpt_count_rej(srpt_login_port(sdev, port_num), reason);
+	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
+			 req->initiator_port_id, reason);
+	srpt_send_rej(ib_cm_id, rdma_cm_id, req, reason);
+	return -ECONNREFUSED;
 }
 
 /**
@@ -3109,9 +3328,9 @@ static u32 srpt_cm_req_check(struct srpt_device *sdev, u32 port_num,
  * @resp_res: RDMA READs we may have to answer
  * @init_depth: RDMA READs we may have outstanding
  *
- * Validate (fields, ACL, channels of the nexus and of the source address),
- * allocate the channel, connect the QP, answer. Runs with srpt_dev_mutex
- * held so that the device cannot go away meanwhile.
+ * Validate, allocate the channel, create its session, connect the QP and
+ * answer. Runs with srpt_dev_mutex held so that the device cannot go away
+ * meanwhile.
  *
  * Return: 0 when the login was accepted; a negative error code when it was
  * rejected (the caller's connection is then destroyed).
@@ -3123,107 +3342,393 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 			    const struct srp_login_req *req,
 			    const char *src_addr, u8 resp_res, u8 init_depth)
 {
-	struct srpt_port *sport;
 	struct srpt_nexus *nexus;
-	struct srp_login_rsp rsp;
 	struct srpt_rdma_ch *ch;
-	char why[96];
 	u32 reason;
-	int ret, flags;
 
 	lockdep_assert_held(&srpt_dev_mutex);
 	pr_debug("login from %s (pkey %#06x) on %s port %u: it_iu_len %u, flags %#x\n",
 		 src_addr, be16_to_cpu(pkey), dev_name(&sdev->device->dev),
 		 port_num, be32_to_cpu(req->req_it_iu_len), req->req_flags);
 
-	reason = srpt_cm_req_check(sdev, port_num, req, src_addr);
+	reason = srpt_cm_req_validate(sdev, port_num, req, src_addr);
 	if (reason)
 		goto reject;
-	sport = srpt_login_port(sdev, port_num);
-	/* Refused logins cost no allocation. */
-	reason = SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
-	if (!srpt_login_has_acl(sport, src_addr, req->initiator_port_id)) {
-		snprintf(why, sizeof(why), "no ACL for it on port %s",
-			 sport->guid_name);
-		srpt_log_rej(sdev, port_num, req, src_addr, why);
-		goto reject;
-	}
-	if (srpt_login_over_limit(sport, req, src_addr, why, sizeof(why))) {
-		srpt_log_rej(sdev, port_num, req, src_addr, why);
-		goto reject;
-	}
-	reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
-	ch = srpt_alloc_ch(sport, req, ib_cm_id, rdma_cm_id, src_addr);
+	ch = srpt_cm_req_alloc_ch(sdev, port_num, req, ib_cm_id, rdma_cm_id,
+				  src_addr);
 	if (IS_ERR(ch)) {
-		snprintf(why, sizeof(why), "allocating the channel failed (%ld)",
-			 PTR_ERR(ch));
-		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 		goto reject;
 	}
-	ret = srpt_create_ch_ib(ch);
-	if (ret) {
-		snprintf(why, sizeof(why), "creating the queues failed (%d)",
-			 ret);
-		srpt_log_rej(sdev, port_num, req, src_addr, why);
-		goto free_ch;
+	reason = srpt_cm_req_session(ch, port_num, req, src_addr, &nexus);
+	if (reason) {
+		srpt_cm_req_free_ch(ch);
+		goto reject;
 	}
-	nexus = srpt_new_nexus(req);
-	if (!nexus) {
-		srpt_log_rej(sdev, port_num, req, src_addr, "out of memory");
-		goto destroy_ib;
-	}
-	if (srpt_setup_session(ch, req->initiator_port_id)) {
-		kfree(nexus);
-		snprintf(why, sizeof(why), "no ACL for it on port %s",
-			 sport->guid_name);
-		srpt_log_rej(sdev, port_num, req, src_addr, why);
-		reason = SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
-		goto destroy_ib;
-	}
-	if (rdma_cm_id)
-		rdma_cm_id->context = ch;
-	else
-		ib_cm_id->context = ch;
-	flags = srpt_join_nexus(ch, req, nexus);
-	srpt_build_login_rsp(ch, req, &rsp, flags);
-	ret = srpt_send_login_rsp(ch, &rsp, resp_res, init_depth);
-	srpt_login_end(ch);
-	if (ret) {
-		pr_err_ratelimited("%s: sending the login response failed (%d)\n",
-				   ch->sess_name, ret);
-		/* The channel is in its nexus: close it the normal way. */
-		srpt_close_ch(ch, "the login response could not be sent");
-		return 0;
-	}
-	atomic64_inc(&sport->logins_accepted);
-	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
-			 req->initiator_port_id, 0);
-	pr_info_ratelimited("%s: login accepted, %d credits, %s, immediate data %s\n",
-			    ch->sess_name, ch->rq_size,
-			    ch->use_srq ? "SRQ" : "ring",
-			    ch->imm_data_offset ? "on" : "off");
+	srpt_cm_req_accept(ch, req, nexus, port_num, src_addr, resp_res,
+			   init_depth);
 	return 0;
 
-destroy_ib:
-	srpt_destroy_ch_ib(ch);
-free_ch:
-	ch->ib_cm_id = NULL;
-	ch->rdma_cm_id = NULL;
-	srpt_free_ch_rings(ch);
-	kfree(ch);
 reject:
-	if (rdma_cm_id)
-		rdma_cm_id->context = NULL;
-	else
-		ib_cm_id->context = NULL;
-	srpt_count_rej(srpt_login_port(sdev, port_num), reason);
-	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
-			 req->initiator_port_id, reason);
-	srpt_send_rej(ib_cm_id, rdma_cm_id, req, reason);
-	return -ECONNREFUSED;
+	return srpt_cm_req_reject(sdev, ib_cm_id, rdma_cm_id, port_num, req,
+				  src_addr, reason);
 }
 
-/* Data path: send-queue accounting ------------------------------------- */
+/* Connection management: CM events and listeners ------------------------ */
+
+/**
+ * srpt_cm_rtu_recv() - the initiator confirmed the connection
+ * @ch: SRPT RDMA channel
+ *
+ * Moves an IB/CM queue pair to RTS, makes the channel live and processes
+ * the IUs that arrived in the meantime. Only a channel that is still
+ * connecting is touched; @ch->rtu_busy keeps srpt_release_channel_work()
+ * from destroying the QP or the session under this function (the release
+ * of a channel closed meanwhile waits for srpt_ch_quiet()).
+ *
+ * A channel closed before its connection was established (a SINGLE login
+ * replaced it right after its login response) could not send a DREQ then:
+ * the connection manager allows none before the RTU, so the initiator
+ * would only learn of the close from its release. It is disconnected
+ * again here. The connection outlives this callback, as its destruction
+ * waits for it.
+ */
+static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
+{
+	enum srpt_ch_state state;
+	unsigned long flags;
+	bool connecting;
+	int ret;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	state = ch->state;
+	connecting = state == CH_CONNECTING && !ch->rtu_busy;
+	if (connecting)
+		ch->rtu_busy = true;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	if (!connecting) {
+		/* Closed before this: now the DREQ can go out. */
+		if (state >= CH_DISCONNECTING)
+			srpt_disconnect_ch(ch);
+		return;
+	}
+
+	if (!ch->using_rdma_cm) {
+		ret = srpt_ch_qp_rts(ch, ch->qp);
+		if (ret) {
+			pr_err("%s: moving the QP to RTS failed (%d)\n",
+			       ch->sess_name, ret);
+			srpt_close_ch(ch, "the QP could not be made ready");
+			goto out;
+		}
+	}
+	if (srpt_ch_advance(ch, CH_LIVE)) {
+		pr_debug("%s: channel live\n", ch->sess_name);
+		srpt_process_wait_list(ch);
+	}
+out:
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	ch->rtu_busy = false;
+	state = ch->state;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	if (state == CH_DISCONNECTED)
+		wake_up_all(&srpt_ch_released_wq);
+}
+
+/**
+ * srpt_ib_cm_req_recv() - process an IB/CM connection request
+ * @sdev: HCA that received the request
+ * @cm_id: the new connection
+ * @param: request parameters
+ * @private_data: the SRP login request
+ *
+ * Return: 0 when accepted; non-zero makes IB/CM destroy @cm_id.
+ */
+static int srpt_ib_cm_req_recv(struct srpt_device *sdev,
+			       struct ib_cm_id *cm_id,
+			       const struct ib_cm_req_event_param *param,
+			       void *private_data)
+{
+	char src[40];
+	int ret;
+
+	srpt_format_guid_name(src, sizeof(src), &param->primary_path->dgid);
+	mutex_lock(&srpt_dev_mutex);
+	ret = srpt_cm_req_recv(sdev, cm_id, NULL, param->port,
+			       param->primary_path->pkey, private_data, src,
+			       param->responder_resources,
+			       param->initiator_depth);
+	mutex_unlock(&srpt_dev_mutex);
+	return ret;
+}
+
+/**
+ * srpt_cm_handler() - IB connection manager callback function
+ * @cm_id: IB/CM connection identifier
+ * @event: IB/CM event
+ *
+ * Return: 0, or non-zero for a rejected connection request, which makes
+ * IB/CM destroy @cm_id.
+ */
+static int srpt_cm_handler(struct ib_cm_id *cm_id,
+			   const struct ib_cm_event *event)
+{
+	struct srpt_rdma_ch *ch = cm_id->context;
+
+	switch (event->event) {
+	case IB_CM_REQ_RECEIVED:
+		return srpt_ib_cm_req_recv(cm_id->context, cm_id,
+					   &event->param.req_rcvd,
+					   event->private_data);
+	case IB_CM_RTU_RECEIVED:
+	case IB_CM_USER_ESTABLISHED:
+		srpt_cm_rtu_recv(ch);
+		break;
+	case IB_CM_DREQ_RECEIVED:
+		ib_send_cm_drep(cm_id, NULL, 0);
+		srpt_close_ch(ch, "the initiator disconnected (DREQ)");
+		break;
+	case IB_CM_DREQ_ERROR:
+	case IB_CM_TIMEWAIT_EXIT:
+	case IB_CM_REP_ERROR:
+	case IB_CM_REJ_RECEIVED:
+		srpt_close_ch(ch, "IB/CM ended the connection");
+		break;
+	case IB_CM_DREP_RECEIVED:
+	case IB_CM_MRA_RECEIVED:
+	case IB_CM_LAP_RECEIVED:
+	case IB_CM_APR_RECEIVED:
+	default:
+		break;
+	}
+	return 0;
+}
+
+/**
+ * srpt_rdma_cm_req_recv() - process an RDMA/CM connection request
+ * @cm_id: the new connection
+ * @event: the CONNECT_REQUEST event
+ *
+ * Return: 0 when accepted; non-zero makes RDMA/CM destroy @cm_id.
+ */
+static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
+				 struct rdma_cm_event *event)
+{
+	struct sockaddr *sa = (struct sockaddr *)&cm_id->route.addr.dst_addr;
+	struct srp_login_req_rdma rdma = {};
+	struct srpt_device *sdev;
+	struct srp_login_req req = {};
+	char src[40];
+	int ret = -ECONNREFUSED;
+
+	if (sa->sa_family == AF_INET6 &&
+	    !ipv6_addr_v4mapped(&((struct sockaddr_in6 *)sa)->sin6_addr))
+		snprintf(src, sizeof(src), "%pI6",
+			 &((struct sockaddr_in6 *)sa)->sin6_addr);
+	else if (sa->sa_family == AF_INET6)
+		snprintf(src, sizeof(src), "%pI4",
+			 &((struct sockaddr_in6 *)sa)->sin6_addr.s6_addr32[3]);
+	else
+		snprintf(src, sizeof(src), "%pI4",
+			 &((struct sockaddr_in *)sa)->sin_addr);
+
+	/*
+	 * InfiniBand's CM zero-fills the private data to its full size,
+	 * iWARP's MPA delivers only the bytes the initiator sent: a short
+	 * login request is read as zero-filled on every transport, so that
+	 * it gets the same answer (an SRP_LOGIN_REJ with a reason) on all.
+	 */
+	if (event->param.conn.private_data)
+		memcpy(&rdma, event->param.conn.private_data,
+		       min_t(size_t, event->param.conn.private_data_len,
+			     sizeof(rdma)));
+	req.opcode = rdma.opcode;
+	req.tag = rdma.tag;
+	req.req_it_iu_len = rdma.req_it_iu_len;
+	req.req_buf_fmt = rdma.req_buf_fmt;
+	req.req_flags = rdma.req_flags;
+	req.imm_data_offset = rdma.imm_data_offset;
+	memcpy(req.initiator_port_id, rdma.initiator_port_id, 16);
+	memcpy(req.target_port_id, rdma.target_port_id, 16);
+
+	mutex_lock(&srpt_dev_mutex);
+	list_for_each_entry(sdev, &srpt_dev_list, list) {
+		if (sdev->device != cm_id->device)
+			continue;
+		ret = srpt_cm_req_recv(sdev, NULL, cm_id, cm_id->port_num,
+				       cpu_to_be16(0xffff), &req, src,
+				       event->param.conn.responder_resources,
+				       event->param.conn.initiator_depth);
+		break;
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	return ret;
+}
+
+/**
+ * srpt_rdma_cm_handler() - RDMA connection manager callback function
+ * @cm_id: RDMA/CM connection identifier
+ * @event: RDMA/CM event
+ *
+ * Return: 0, or non-zero for a rejected connection request, which makes
+ * RDMA/CM destroy @cm_id.
+ */
+static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
+				struct rdma_cm_event *event)
+{
+	struct srpt_rdma_ch *ch = cm_id->context;
+
+	switch (event->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		return srpt_rdma_cm_req_recv(cm_id, event);
+	case RDMA_CM_EVENT_ESTABLISHED:
+		srpt_cm_rtu_recv(ch);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		if (ch)
+			srpt_close_ch(ch, rdma_event_msg(event->event));
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/**
+ * srpt_listen_ib_cm() - listen for IB/CM logins on a device
+ * @sdev: SRPT HCA
+ *
+ * Only devices with a port that speaks IB/CM get a listener; failure is
+ * logged and RDMA/CM logins keep working.
+ */
+static void srpt_listen_ib_cm(struct srpt_device *sdev)
+{
+	struct ib_cm_id *cm_id;
+	u32 p;
+	int ret;
+
+	rdma_for_each_port(sdev->device, p)
+		if (rdma_cap_ib_cm(sdev->device, p))
+			break;
+	if (p > rdma_end_port(sdev->device))
+		return;
+	cm_id = ib_create_cm_id(sdev->device, srpt_cm_handler, sdev);
+	if (IS_ERR(cm_id)) {
+		pr_info("%s: no IB/CM listener (%ld)\n",
+			dev_name(&sdev->device->dev), PTR_ERR(cm_id));
+		return;
+	}
+	ret = ib_cm_listen(cm_id, cpu_to_be64(srpt_service_guid));
+	if (ret) {
+		pr_info("%s: IB/CM listen failed (%d)\n",
+			dev_name(&sdev->device->dev), ret);
+		ib_destroy_cm_id(cm_id);
+		return;
+	}
+	sdev->cm_id = cm_id;
+}
+
+/**
+ * srpt_create_rdma_listener() - listen for RDMA/CM logins on a port
+ * @port: TCP-style port number
+ * @ipv6: listen on the IPv6 wildcard address instead of the IPv4 one
+ *
+ * The listener takes its own address family only (afonly): on iWARP a
+ * dual-stack IPv6 listener would see IPv4 connections with IPv4-mapped
+ * IPv6 addresses, which RDMA/CM cannot map to a network device, so such
+ * connections would be reset before any login request arrives. Both
+ * listeners are afonly, so they can share the port.
+ *
+ * Return: the listening identifier or an ERR_PTR().
+ */
+static struct rdma_cm_id *srpt_create_rdma_listener(u16 port, bool ipv6)
+{
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_addr = IN6ADDR_ANY_INIT,
+		.sin6_port = htons(port),
+	};
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+		.sin_port = htons(port),
+	};
+	struct rdma_cm_id *id;
+	int ret;
+
+	id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL,
+			    RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	ret = rdma_set_afonly(id, 1);
+	if (!ret)
+		ret = rdma_bind_addr(id, ipv6 ? (struct sockaddr *)&sin6 :
+				     (struct sockaddr *)&sin);
+	if (!ret)
+		ret = rdma_listen(id, 128);
+	if (ret) {
+		rdma_destroy_id(id);
+		return ERR_PTR(ret);
+	}
+	return id;
+}
+
+/**
+ * srpt_set_rdma_cm_port() - move the RDMA/CM listeners to another port
+ * @port: new port; 0 stops listening
+ *
+ * Listens on the IPv6 and on the IPv4 wildcard address; one of them is
+ * enough (a host without IPv6). The new listeners are started before the
+ * old ones stop, so a failure leaves the old ones in place.
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_set_rdma_cm_port(u16 port)
+{
+	struct rdma_cm_id *new_ids[2] = {}, *old_ids[2];
+	int i, ret = 0;
+
+	mutex_lock(&rdma_cm_mutex);
+	if (port == rdma_cm_listen_port) {
+		mutex_unlock(&rdma_cm_mutex);
+		return 0;
+	}
+	for (i = 0; port && i < ARRAY_SIZE(new_ids); i++) {
+		new_ids[i] = srpt_create_rdma_listener(port, i == 0);
+		if (IS_ERR(new_ids[i])) {
+			ret = PTR_ERR(new_ids[i]);
+			pr_info("binding RDMA/CM to %s:%u failed (%d)\n",
+				i == 0 ? "[::]" : "0.0.0.0", port, ret);
+			new_ids[i] = NULL;
+		}
+	}
+	if (port && !new_ids[0] && !new_ids[1]) {
+		mutex_unlock(&rdma_cm_mutex);
+		pr_err("listening for RDMA/CM logins on port %u failed (%d)\n",
+		       port, ret);
+		return ret;
+	}
+	for (i = 0; i < ARRAY_SIZE(new_ids); i++) {
+		old_ids[i] = rdma_cm_ids[i];
+		rdma_cm_ids[i] = new_ids[i];
+	}
+	rdma_cm_listen_port = port;
+	mutex_unlock(&rdma_cm_mutex);
+	for (i = 0; i < ARRAY_SIZE(old_ids); i++)
+		if (old_ids[i])
+			rdma_destroy_id(old_ids[i]);
+	if (port)
+		pr_info("listening for RDMA/CM logins on port %u\n", port);
+	return 0;
+}
+
+/* Data path: send-queue accounting -------------------------------------- */
 
 /* SRP task management response codes (SRP-2, table "RESPONSE CODE"). */
 enum {
@@ -3231,8 +3736,6 @@ enum {
 	SRPT_TSK_MGMT_FUNC_NOT_SUPP	= 0x04,
 	SRPT_TSK_MGMT_FAILED		= 0x05,
 };
-
-static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx);
 
 /**
  * srpt_fail_cmd() - fail a command LIO has parsed but not executed
@@ -3246,10 +3749,6 @@ static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx, sense_reason_t reason)
 {
 	transport_generic_request_failure(&ioctx->cmd, reason);
 }
-
-static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
-static void srpt_post_response(struct srpt_send_ioctx *ioctx);
-static void srpt_send_finished(struct srpt_send_ioctx *ioctx);
 
 /**
  * srpt_abort_cmd() - finish a command whose transfer will not happen
@@ -4615,69 +5114,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_process_ius(ch, recv_ioctx);
 }
 
-/**
- * srpt_cm_rtu_recv() - the initiator confirmed the connection
- * @ch: SRPT RDMA channel
- *
- * Moves an IB/CM queue pair to RTS, makes the channel live and processes
- * the IUs that arrived in the meantime. Only a channel that is still
- * connecting is touched; @ch->rtu_busy keeps srpt_release_channel_work()
- * from destroying the QP or the session under this function (the release
- * of a channel closed meanwhile waits for srpt_ch_quiet()).
- *
- * A channel closed before its connection was established (a SINGLE login
- * replaced it right after its login response) could not send a DREQ then:
- * the connection manager allows none before the RTU, so the initiator
- * would only learn of the close from its release. It is disconnected
- * again here. The connection outlives this callback, as its destruction
- * waits for it.
- */
-static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
-{
-	enum srpt_ch_state state;
-	unsigned long flags;
-	bool connecting;
-	int ret;
-
-	spin_lock_irqsave(&ch->recv_lock, flags);
-	state = ch->state;
-	connecting = state == CH_CONNECTING && !ch->rtu_busy;
-	if (connecting)
-		ch->rtu_busy = true;
-	spin_unlock_irqrestore(&ch->recv_lock, flags);
-	if (!connecting) {
-		/* Closed before this: now the DREQ can go out. */
-		if (state >= CH_DISCONNECTING)
-			srpt_disconnect_ch(ch);
-		return;
-	}
-
-	if (!ch->using_rdma_cm) {
-		ret = srpt_ch_qp_rts(ch, ch->qp);
-		if (ret) {
-			pr_err("%s: moving the QP to RTS failed (%d)\n",
-			       ch->sess_name, ret);
-			srpt_close_ch(ch, "the QP could not be made ready");
-			goto out;
-		}
-	}
-	if (srpt_ch_advance(ch, CH_LIVE)) {
-		pr_debug("%s: channel live\n", ch->sess_name);
-		srpt_process_wait_list(ch);
-	}
-out:
-	spin_lock_irqsave(&ch->recv_lock, flags);
-	ch->rtu_busy = false;
-	state = ch->state;
-	spin_unlock_irqrestore(&ch->recv_lock, flags);
-	if (state == CH_DISCONNECTED)
-		wake_up_all(&srpt_ch_released_wq);
-}
-
 /* Data path: transfers and responses ------------------------------------ */
-
-static int srpt_post_live(struct srpt_rdma_ch *ch,
-			  const struct ib_send_wr *first);
 
 /**
  * srpt_post_rdma_read() - post the RDMA READs of a write command
@@ -4845,8 +5282,6 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch,
 	trace_srpt_tmf_rsp(ch->peer, ch->cid, tag, rsp_code);
 	return sizeof(*rsp) + 4;
 }
-
-static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /**
  * srpt_send_finished() - a response was sent or will never be sent
@@ -5104,268 +5539,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_process_wait_list(ch);
 }
 
-/* Connection management -------------------------------------------------- */
-
-/**
- * srpt_ib_cm_req_recv() - process an IB/CM connection request
- * @sdev: HCA that received the request
- * @cm_id: the new connection
- * @param: request parameters
- * @private_data: the SRP login request
- *
- * Return: 0 when accepted; non-zero makes IB/CM destroy @cm_id.
- */
-static int srpt_ib_cm_req_recv(struct srpt_device *sdev,
-			       struct ib_cm_id *cm_id,
-			       const struct ib_cm_req_event_param *param,
-			       void *private_data)
-{
-	char src[40];
-	int ret;
-
-	srpt_format_guid_name(src, sizeof(src), &param->primary_path->dgid);
-	mutex_lock(&srpt_dev_mutex);
-	ret = srpt_cm_req_recv(sdev, cm_id, NULL, param->port,
-			       param->primary_path->pkey, private_data, src,
-			       param->responder_resources,
-			       param->initiator_depth);
-	mutex_unlock(&srpt_dev_mutex);
-	return ret;
-}
-
-/**
- * srpt_cm_handler() - IB connection manager callback function
- * @cm_id: IB/CM connection identifier
- * @event: IB/CM event
- *
- * Return: 0, or non-zero for a rejected connection request, which makes
- * IB/CM destroy @cm_id.
- */
-static int srpt_cm_handler(struct ib_cm_id *cm_id,
-			   const struct ib_cm_event *event)
-{
-	struct srpt_rdma_ch *ch = cm_id->context;
-
-	switch (event->event) {
-	case IB_CM_REQ_RECEIVED:
-		return srpt_ib_cm_req_recv(cm_id->context, cm_id,
-					   &event->param.req_rcvd,
-					   event->private_data);
-	case IB_CM_RTU_RECEIVED:
-	case IB_CM_USER_ESTABLISHED:
-		srpt_cm_rtu_recv(ch);
-		break;
-	case IB_CM_DREQ_RECEIVED:
-		ib_send_cm_drep(cm_id, NULL, 0);
-		srpt_close_ch(ch, "the initiator disconnected (DREQ)");
-		break;
-	case IB_CM_DREQ_ERROR:
-	case IB_CM_TIMEWAIT_EXIT:
-	case IB_CM_REP_ERROR:
-	case IB_CM_REJ_RECEIVED:
-		srpt_close_ch(ch, "IB/CM ended the connection");
-		break;
-	case IB_CM_DREP_RECEIVED:
-	case IB_CM_MRA_RECEIVED:
-	case IB_CM_LAP_RECEIVED:
-	case IB_CM_APR_RECEIVED:
-	default:
-		break;
-	}
-	return 0;
-}
-
-/**
- * srpt_rdma_cm_req_recv() - process an RDMA/CM connection request
- * @cm_id: the new connection
- * @event: the CONNECT_REQUEST event
- *
- * Return: 0 when accepted; non-zero makes RDMA/CM destroy @cm_id.
- */
-static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
-				 struct rdma_cm_event *event)
-{
-	struct sockaddr *sa = (struct sockaddr *)&cm_id->route.addr.dst_addr;
-	struct srp_login_req_rdma rdma = {};
-	struct srpt_device *sdev;
-	struct srp_login_req req = {};
-	char src[40];
-	int ret = -ECONNREFUSED;
-
-	if (sa->sa_family == AF_INET6 &&
-	    !ipv6_addr_v4mapped(&((struct sockaddr_in6 *)sa)->sin6_addr))
-		snprintf(src, sizeof(src), "%pI6",
-			 &((struct sockaddr_in6 *)sa)->sin6_addr);
-	else if (sa->sa_family == AF_INET6)
-		snprintf(src, sizeof(src), "%pI4",
-			 &((struct sockaddr_in6 *)sa)->sin6_addr.s6_addr32[3]);
-	else
-		snprintf(src, sizeof(src), "%pI4",
-			 &((struct sockaddr_in *)sa)->sin_addr);
-
-	/*
-	 * InfiniBand's CM zero-fills the private data to its full size,
-	 * iWARP's MPA delivers only the bytes the initiator sent: a short
-	 * login request is read as zero-filled on every transport, so that
-	 * it gets the same answer (an SRP_LOGIN_REJ with a reason) on all.
-	 */
-	if (event->param.conn.private_data)
-		memcpy(&rdma, event->param.conn.private_data,
-		       min_t(size_t, event->param.conn.private_data_len,
-			     sizeof(rdma)));
-	req.opcode = rdma.opcode;
-	req.tag = rdma.tag;
-	req.req_it_iu_len = rdma.req_it_iu_len;
-	req.req_buf_fmt = rdma.req_buf_fmt;
-	req.req_flags = rdma.req_flags;
-	req.imm_data_offset = rdma.imm_data_offset;
-	memcpy(req.initiator_port_id, rdma.initiator_port_id, 16);
-	memcpy(req.target_port_id, rdma.target_port_id, 16);
-
-	mutex_lock(&srpt_dev_mutex);
-	list_for_each_entry(sdev, &srpt_dev_list, list) {
-		if (sdev->device != cm_id->device)
-			continue;
-		ret = srpt_cm_req_recv(sdev, NULL, cm_id, cm_id->port_num,
-				       cpu_to_be16(0xffff), &req, src,
-				       event->param.conn.responder_resources,
-				       event->param.conn.initiator_depth);
-		break;
-	}
-	mutex_unlock(&srpt_dev_mutex);
-	return ret;
-}
-
-/**
- * srpt_rdma_cm_handler() - RDMA connection manager callback function
- * @cm_id: RDMA/CM connection identifier
- * @event: RDMA/CM event
- *
- * Return: 0, or non-zero for a rejected connection request, which makes
- * RDMA/CM destroy @cm_id.
- */
-static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
-				struct rdma_cm_event *event)
-{
-	struct srpt_rdma_ch *ch = cm_id->context;
-
-	switch (event->event) {
-	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		return srpt_rdma_cm_req_recv(cm_id, event);
-	case RDMA_CM_EVENT_ESTABLISHED:
-		srpt_cm_rtu_recv(ch);
-		break;
-	case RDMA_CM_EVENT_DISCONNECTED:
-	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_REJECTED:
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-	case RDMA_CM_EVENT_ADDR_CHANGE:
-		if (ch)
-			srpt_close_ch(ch, rdma_event_msg(event->event));
-		break;
-	default:
-		break;
-	}
-	return 0;
-}
-
-/**
- * srpt_create_rdma_listener() - listen for RDMA/CM logins on a port
- * @port: TCP-style port number
- * @ipv6: listen on the IPv6 wildcard address instead of the IPv4 one
- *
- * The listener takes its own address family only (afonly): on iWARP a
- * dual-stack IPv6 listener would see IPv4 connections with IPv4-mapped
- * IPv6 addresses, which RDMA/CM cannot map to a network device, so such
- * connections would be reset before any login request arrives. Both
- * listeners are afonly, so they can share the port.
- *
- * Return: the listening identifier or an ERR_PTR().
- */
-static struct rdma_cm_id *srpt_create_rdma_listener(u16 port, bool ipv6)
-{
-	struct sockaddr_in6 sin6 = {
-		.sin6_family = AF_INET6,
-		.sin6_addr = IN6ADDR_ANY_INIT,
-		.sin6_port = htons(port),
-	};
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_addr.s_addr = htonl(INADDR_ANY),
-		.sin_port = htons(port),
-	};
-	struct rdma_cm_id *id;
-	int ret;
-
-	id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL,
-			    RDMA_PS_TCP, IB_QPT_RC);
-	if (IS_ERR(id))
-		return id;
-	ret = rdma_set_afonly(id, 1);
-	if (!ret)
-		ret = rdma_bind_addr(id, ipv6 ? (struct sockaddr *)&sin6 :
-				     (struct sockaddr *)&sin);
-	if (!ret)
-		ret = rdma_listen(id, 128);
-	if (ret) {
-		rdma_destroy_id(id);
-		return ERR_PTR(ret);
-	}
-	return id;
-}
-
-/**
- * srpt_set_rdma_cm_port() - move the RDMA/CM listeners to another port
- * @port: new port; 0 stops listening
- *
- * Listens on the IPv6 and on the IPv4 wildcard address; one of them is
- * enough (a host without IPv6). The new listeners are started before the
- * old ones stop, so a failure leaves the old ones in place.
- *
- * Return: 0 or a negative error code.
- */
-static int srpt_set_rdma_cm_port(u16 port)
-{
-	struct rdma_cm_id *new_ids[2] = {}, *old_ids[2];
-	int i, ret = 0;
-
-	mutex_lock(&rdma_cm_mutex);
-	if (port == rdma_cm_listen_port) {
-		mutex_unlock(&rdma_cm_mutex);
-		return 0;
-	}
-	for (i = 0; port && i < ARRAY_SIZE(new_ids); i++) {
-		new_ids[i] = srpt_create_rdma_listener(port, i == 0);
-		if (IS_ERR(new_ids[i])) {
-			ret = PTR_ERR(new_ids[i]);
-			pr_info("binding RDMA/CM to %s:%u failed (%d)\n",
-				i == 0 ? "[::]" : "0.0.0.0", port, ret);
-			new_ids[i] = NULL;
-		}
-	}
-	if (port && !new_ids[0] && !new_ids[1]) {
-		mutex_unlock(&rdma_cm_mutex);
-		pr_err("listening for RDMA/CM logins on port %u failed (%d)\n",
-		       port, ret);
-		return ret;
-	}
-	for (i = 0; i < ARRAY_SIZE(new_ids); i++) {
-		old_ids[i] = rdma_cm_ids[i];
-		rdma_cm_ids[i] = new_ids[i];
-	}
-	rdma_cm_listen_port = port;
-	mutex_unlock(&rdma_cm_mutex);
-	for (i = 0; i < ARRAY_SIZE(old_ids); i++)
-		if (old_ids[i])
-			rdma_destroy_id(old_ids[i]);
-	if (port)
-		pr_info("listening for RDMA/CM logins on port %u\n", port);
-	return 0;
-}
-
-/* LIO fabric operations ------------------------------------------------ */
+/* LIO fabric operations ------------------------------------------------- */
 
 /**
  * srpt_check_stop_free() - drop LIO's reference to a completed command
@@ -5850,7 +6024,7 @@ static void srpt_drop_tpg(struct se_portal_group *tpg)
 	kfree(stpg);
 }
 
-/* configfs: attributes --------------------------------------------------- */
+/* configfs: attributes -------------------------------------------------- */
 
 /**
  * srpt_tpg_sport() - the port behind a TPG attribute
@@ -6017,8 +6191,6 @@ srpt_tpg_attrib_srp_sq_size_store(struct config_item *item,
 				   offsetof(struct srpt_port_attrib, srp_sq_size));
 }
 CONFIGFS_ATTR(srpt_tpg_attrib_, srp_sq_size);
-
-static int srpt_enable_srq(struct srpt_device *sdev);
 
 /**
  * srpt_free_sdev() - free the memory of a device once nobody looks at it
@@ -6568,7 +6740,7 @@ static const struct target_core_fabric_ops srpt_template = {
 	.direct_submit_supp		= 1,
 };
 
-/* Devices and ports ------------------------------------------------------ */
+/* Devices and ports ----------------------------------------------------- */
 
 /**
  * srpt_refresh_port() - configure a HCA port
@@ -6835,40 +7007,6 @@ static void srpt_init_port(struct srpt_device *sdev, u32 i)
 }
 
 /**
- * srpt_listen_ib_cm() - listen for IB/CM logins on a device
- * @sdev: SRPT HCA
- *
- * Only devices with a port that speaks IB/CM get a listener; failure is
- * logged and RDMA/CM logins keep working.
- */
-static void srpt_listen_ib_cm(struct srpt_device *sdev)
-{
-	struct ib_cm_id *cm_id;
-	u32 p;
-	int ret;
-
-	rdma_for_each_port(sdev->device, p)
-		if (rdma_cap_ib_cm(sdev->device, p))
-			break;
-	if (p > rdma_end_port(sdev->device))
-		return;
-	cm_id = ib_create_cm_id(sdev->device, srpt_cm_handler, sdev);
-	if (IS_ERR(cm_id)) {
-		pr_info("%s: no IB/CM listener (%ld)\n",
-			dev_name(&sdev->device->dev), PTR_ERR(cm_id));
-		return;
-	}
-	ret = ib_cm_listen(cm_id, cpu_to_be64(srpt_service_guid));
-	if (ret) {
-		pr_info("%s: IB/CM listen failed (%d)\n",
-			dev_name(&sdev->device->dev), ret);
-		ib_destroy_cm_id(cm_id);
-		return;
-	}
-	sdev->cm_id = cm_id;
-}
-
-/**
  * srpt_add_one() - InfiniBand device addition callback function
  * @device: describes a HCA
  *
@@ -6977,7 +7115,7 @@ static struct ib_client srpt_client = {
 	.remove = srpt_remove_one,
 };
 
-/* Module ------------------------------------------------------------------ */
+/* Module ---------------------------------------------------------------- */
 
 /**
  * srpt_init_module() - kernel module initialization

@@ -308,12 +308,21 @@ struct srpt_rw_ctx {
  * struct srpt_send_ioctx - send context: one SCSI command or TMF
  * @ioctx: response buffer
  * @ch: owning channel
- * @recv_ioctx: receive buffer kept until the command completes (immediate
- *	data is used in place)
  * @free_list: entry in the channel's free list
  * @wait_list: entry in the channel's list of commands waiting for send-queue
  *	slots
  * @s_rw_ctx: the one remote-buffer context used for direct descriptors
+ * @s_desc: storage for @descs when there is one descriptor
+ * @rdma_cqe: completion entry of the last RDMA READ
+ * @imm_sg: scatterlist for immediate data
+ * @state: see enum srpt_command_state
+ * @tag: initiator's tag
+ * @keep_sg: data buffer of an earlier command kept for the next one (may be
+ *	@data_sg right now), or NULL
+ * @keep_nents: pages in @keep_sg
+ * @rsp_len: length of the response IU in the buffer
+ * @recv_ioctx: receive buffer kept until the command completes (immediate
+ *	data is used in place)
  * @rw_ctxs: remote-buffer contexts, @s_rw_ctx or an allocated array
  * @n_rw_ctx: number of entries in @rw_ctxs
  * @data_sg: the local data buffer, whole pages, handed to LIO
@@ -321,36 +330,41 @@ struct srpt_rw_ctx {
  * @slices: per-descriptor views into @data_sg, or NULL
  * @descs: copy of the remote buffer descriptors
  * @n_descs: entries in @descs
- * @s_desc: storage for @descs when there is one descriptor
  * @n_rdma: send-queue slots held for RDMA work requests
- * @rdma_cqe: completion entry of the last RDMA READ
- * @imm_sg: scatterlist for immediate data
- * @cmd: the LIO command
- * @state: see enum srpt_command_state
  * @dir: data direction
  * @data_len: data length the descriptors describe
- * @tag: initiator's tag
  * @bounce_sg: copy of unaligned immediate data, or NULL
  * @bounce_nents: entries in @bounce_sg
- * @keep_sg: data buffer of an earlier command kept for the next one (may be
- *	@data_sg right now), or NULL
- * @keep_nents: pages in @keep_sg
  * @buf_charge: bytes of the device's data-buffer budget this command holds
  * @sq_wr_needed: send-queue slots the posting that waits needs
  * @sq_wr_held: send-queue slots held by the posted response
- * @rsp_len: length of the response IU in the buffer
  * @waiting_rsp: the waiting posting is the response (else RDMA READs)
  * @status_only: send status without the data-in transfer
  * @cred_req: this context carries an SRP_CRED_REQ, not a command
+ * @cmd: the LIO command
  * @sense_data: sense buffer
+ *
+ * srpt_get_send_ioctx() clears everything from @recv_ioctx to the end for
+ * each command. The fields before it outlive a command: the ring buffer,
+ * list entries that may be linked, storage and callbacks set up once, the
+ * kept data buffer, and what every command sets before use.
  */
 struct srpt_send_ioctx {
 	struct srpt_ioctx ioctx;
 	struct srpt_rdma_ch *ch;
-	struct srpt_recv_ioctx *recv_ioctx;
 	struct list_head free_list;
 	struct list_head wait_list;
 	struct srpt_rw_ctx s_rw_ctx;
+	struct srp_direct_buf s_desc;
+	struct ib_cqe rdma_cqe;
+	struct scatterlist imm_sg;
+	enum srpt_command_state state;
+	u64 tag;
+	struct scatterlist *keep_sg;
+	unsigned int keep_nents;
+	u32 rsp_len;
+	/* Per command from here on: cleared by memset_startat(). */
+	struct srpt_recv_ioctx *recv_ioctx;
 	struct srpt_rw_ctx *rw_ctxs;
 	unsigned int n_rw_ctx;
 	struct scatterlist *data_sg;
@@ -358,26 +372,18 @@ struct srpt_send_ioctx {
 	struct scatterlist *slices;
 	struct srp_direct_buf *descs;
 	u32 n_descs;
-	struct srp_direct_buf s_desc;
 	unsigned int n_rdma;
-	struct ib_cqe rdma_cqe;
-	struct scatterlist imm_sg;
-	struct se_cmd cmd;
-	enum srpt_command_state state;
 	enum dma_data_direction dir;
 	u64 data_len;
-	u64 tag;
 	struct scatterlist *bounce_sg;
 	unsigned int bounce_nents;
-	struct scatterlist *keep_sg;
-	unsigned int keep_nents;
 	u32 buf_charge;
 	u32 sq_wr_needed;
 	u32 sq_wr_held;
-	u32 rsp_len;
 	bool waiting_rsp;
 	bool status_only;
 	bool cred_req;
+	struct se_cmd cmd;
 	u8 sense_data[TRANSPORT_SENSE_BUFFER];
 };
 

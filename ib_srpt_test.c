@@ -2277,7 +2277,13 @@ static void srpt_test_send_ioctx_reset(struct kunit *test)
 	memset(ioctx->sense_data, 0x5a, sizeof(ioctx->sense_data));
 	ioctx->buf_charge = 4096;
 	ioctx->data_len = 8192;
+	ioctx->dir = DMA_TO_DEVICE;
+	ioctx->cred_req = true;
+	ioctx->cmd.tag = 7;
 	ioctx->state = SRPT_STATE_DONE;
+	/* Outlive a command: the kept buffer and the ring slot. */
+	ioctx->keep_nents = 3;
+	ioctx->ioctx.index = 5;
 	list_add(&ioctx->free_list, &ch->free_list);
 	ch->n_free = 1;
 
@@ -2287,6 +2293,12 @@ static void srpt_test_send_ioctx_reset(struct kunit *test)
 					    sizeof(got->sense_data)));
 	KUNIT_EXPECT_EQ(test, got->buf_charge, 0);
 	KUNIT_EXPECT_EQ(test, got->data_len, 0);
+	KUNIT_EXPECT_EQ(test, got->dir, DMA_NONE);
+	KUNIT_EXPECT_FALSE(test, got->cred_req);
+	KUNIT_EXPECT_EQ(test, got->cmd.tag, 0);
+	KUNIT_EXPECT_EQ(test, got->keep_nents, 3);
+	KUNIT_EXPECT_EQ(test, got->ioctx.index, 5);
+	KUNIT_EXPECT_TRUE(test, list_empty(&got->free_list));
 	KUNIT_EXPECT_EQ(test, got->state, SRPT_STATE_NEW);
 	KUNIT_EXPECT_EQ(test, ch->n_free, 0);
 	KUNIT_EXPECT_NULL(test, srpt_get_send_ioctx(ch));
