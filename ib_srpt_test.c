@@ -664,17 +664,25 @@ static const u16 unknown_attrs[] = {
 	0xff00, 0xffff,
 };
 
+static void mad_attr_desc(const u16 *attr, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "attr %#06x", *attr);
+}
+
+static void mad_method_desc(const u8 *method, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "method %#04x", *method);
+}
+
+KUNIT_ARRAY_PARAM(unknown_attr, unknown_attrs, mad_attr_desc);
+
 static void srpt_test_get_unknown_attr(struct kunit *test)
 {
-	unsigned int i;
+	u16 attr = *(const u16 *)test->param_value;
+	struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_GET, attr, 7);
 
-	for (i = 0; i < ARRAY_SIZE(unknown_attrs); i++) {
-		struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_GET,
-						 unknown_attrs[i], 7);
-
-		expect_reply_hdr(test, rsp, 0x000c, unknown_attrs[i], 7);
-		expect_zero(test, rsp->data, sizeof(rsp->data));
-	}
+	expect_reply_hdr(test, rsp, 0x000c, attr, 7);
+	expect_zero(test, rsp->data, sizeof(rsp->data));
 }
 
 static void srpt_test_method_get_unknown_attr(struct kunit *test)
@@ -716,21 +724,20 @@ static void srpt_test_method_get_dispatch(struct kunit *test)
 			   sizeof(expected_class_port_info));
 }
 
+static const u16 set_attrs[] = {
+	DM_ATTR_CLASS_PORT_INFO, DM_ATTR_IOU_INFO, DM_ATTR_IOC_PROFILE,
+	DM_ATTR_SVC_ENTRIES, 0x0013, 0xffff,
+};
+
+KUNIT_ARRAY_PARAM(set_attr, set_attrs, mad_attr_desc);
+
 static void srpt_test_set_refused(struct kunit *test)
 {
-	static const u16 attrs[] = {
-		DM_ATTR_CLASS_PORT_INFO, DM_ATTR_IOU_INFO, DM_ATTR_IOC_PROFILE,
-		DM_ATTR_SVC_ENTRIES, 0x0013, 0xffff,
-	};
-	unsigned int i;
+	u16 attr = *(const u16 *)test->param_value;
+	struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_SET, attr, 1);
 
-	for (i = 0; i < ARRAY_SIZE(attrs); i++) {
-		struct ib_dm_mad *rsp = dm_reply(test, IB_MGMT_METHOD_SET,
-						 attrs[i], 1);
-
-		expect_reply_hdr(test, rsp, 0x000c, attrs[i], 1);
-		expect_zero(test, rsp->data, sizeof(rsp->data));
-	}
+	expect_reply_hdr(test, rsp, 0x000c, attr, 1);
+	expect_zero(test, rsp->data, sizeof(rsp->data));
 }
 
 static void srpt_test_set_ioc_profile_refused(struct kunit *test)
@@ -742,41 +749,38 @@ static void srpt_test_set_ioc_profile_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rsp->mad_hdr.method, IB_MGMT_METHOD_GET_RESP);
 }
 
+static const u8 other_methods[] = {
+	0x00, IB_MGMT_METHOD_SEND, 0x04, IB_MGMT_METHOD_TRAP,
+	IB_MGMT_METHOD_REPORT, IB_MGMT_METHOD_TRAP_REPRESS, 0x12,
+	0x13, 0x14, 0x15, 0x7f,
+};
+
+KUNIT_ARRAY_PARAM(other_method, other_methods, mad_method_desc);
+
 static void srpt_test_other_methods(struct kunit *test)
 {
-	static const u8 methods[] = {
-		0x00, IB_MGMT_METHOD_SEND, 0x04, IB_MGMT_METHOD_TRAP,
-		IB_MGMT_METHOD_REPORT, IB_MGMT_METHOD_TRAP_REPRESS, 0x12,
-		0x13, 0x14, 0x15, 0x7f,
-	};
-	unsigned int i;
+	u8 method = *(const u8 *)test->param_value;
+	struct ib_dm_mad *rsp = dm_reply(test, method, DM_ATTR_IOU_INFO, 0);
 
-	for (i = 0; i < ARRAY_SIZE(methods); i++) {
-		struct ib_dm_mad *rsp = dm_reply(test, methods[i],
-						 DM_ATTR_IOU_INFO, 0);
-
-		expect_reply_hdr(test, rsp, 0x0008, DM_ATTR_IOU_INFO, 0);
-		expect_zero(test, rsp->data, sizeof(rsp->data));
-	}
+	expect_reply_hdr(test, rsp, 0x0008, DM_ATTR_IOU_INFO, 0);
+	expect_zero(test, rsp->data, sizeof(rsp->data));
 }
+
+static const u8 response_methods[] = {
+	IB_MGMT_METHOD_GET_RESP, IB_MGMT_METHOD_REPORT_RESP, 0x80, 0x82, 0xff,
+};
+
+KUNIT_ARRAY_PARAM(response_method, response_methods, mad_method_desc);
 
 static void srpt_test_responses_ignored(struct kunit *test)
 {
-	static const u8 methods[] = {
-		IB_MGMT_METHOD_GET_RESP, IB_MGMT_METHOD_REPORT_RESP, 0x80,
-		0x82, 0xff,
-	};
+	u8 method = *(const u8 *)test->param_value;
 	struct ib_dm_mad *rsp = kunit_kzalloc(test, sizeof(*rsp), GFP_KERNEL);
-	unsigned int i;
+	struct ib_mad *rq = dm_request(test, method, DM_ATTR_IOU_INFO, 0);
 
 	KUNIT_ASSERT_NOT_NULL(test, rsp);
-	for (i = 0; i < ARRAY_SIZE(methods); i++) {
-		struct ib_mad *rq = dm_request(test, methods[i],
-					       DM_ATTR_IOU_INFO, 0);
-
-		KUNIT_EXPECT_FALSE(test, srpt_mad_build_reply(test_sport(test),
-							      rq, rsp));
-	}
+	KUNIT_EXPECT_FALSE(test, srpt_mad_build_reply(test_sport(test), rq,
+						      rsp));
 }
 
 static void srpt_test_foreign_mads_ignored(struct kunit *test)
@@ -832,263 +836,227 @@ static void srpt_test_register_idempotent(struct kunit *test)
 	sport->mad_agent = NULL;
 }
 
-static void srpt_test_unregister_without_agents(struct kunit *test)
-{
-	struct srpt_port *sport = test_sport(test);
-
-	sport->mad_agent = NULL;
-	srpt_unregister_mad_agent(sport->sdev, 1);
-	srpt_unregister_mad_agent(sport->sdev, 0);
-	KUNIT_EXPECT_NULL(test, sport->mad_agent);
-}
-
 /* ---- initiator port IDs: srpt_parse_i_port_id() ---- */
 
-static void expect_port_id(struct kunit *test, const char *name,
-			   const u8 expected[16])
+/**
+ * struct port_id_case - one srpt_parse_i_port_id() input
+ * @label: row name in the test report
+ * @name: the input
+ * @ret: the expected return value
+ * @id: the expected port ID (when @ret is 0)
+ */
+struct port_id_case {
+	const char *label;
+	const char *name;
+	int ret;
+	u8 id[16];
+};
+
+#define PORT_ID_FULL { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, \
+		       0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff }
+
+static const struct port_id_case port_id_cases[] = {
+	{ "full-0x", "0x00112233445566778899aabbccddeeff", 0, PORT_ID_FULL },
+	{ "full-bare", "00112233445566778899aabbccddeeff", 0, PORT_ID_FULL },
+	{ "uppercase", "0x00112233445566778899AABBCCDDEEFF", 0, PORT_ID_FULL },
+	{ "short-0x", "0x1234", 0, { [14] = 0x12, [15] = 0x34 } },
+	{ "short-bare", "1234", 0, { [14] = 0x12, [15] = 0x34 } },
+	{ "two-digits", "0xab", 0, { [15] = 0xab } },
+	{ "two-zeros", "00", 0, {} },
+	{ "gid", "0xfe800000000000000002c90300a1b2c3", 0,
+	  { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+	    0x00, 0x02, 0xc9, 0x03, 0x00, 0xa1, 0xb2, 0xc3 } },
+	{ "empty", "", -EINVAL },
+	{ "empty-0x", "0x", -EINVAL },
+	{ "odd-3", "0x123", -EINVAL },
+	{ "odd-1", "1", -EINVAL },
+	{ "odd-31", "0x00112233445566778899aabbccddeef", -EINVAL },
+	{ "too-long-0x", "0x00112233445566778899aabbccddeeff00", -EINVAL },
+	{ "too-long-bare", "00112233445566778899aabbccddeeff0011", -EINVAL },
+	{ "not-hex-g", "0x12g4", -EINVAL },
+	{ "not-hex-xyz", "xyz0", -EINVAL },
+	{ "not-hex-sign", "0x-1234", -EINVAL },
+	{ "not-hex-colons", "fe80:0000:0000:0000", -EINVAL },
+	{ "trailing-junk", "0x123456:x", -EINVAL },
+	{ "trailing-space", "0x1234 ", -EINVAL },
+	{ "trailing-newline", "0x1234\n", -EINVAL },
+	{ "leading-space", " 0x1234", -EINVAL },
+};
+
+static void port_id_case_desc(const struct port_id_case *c, char *desc)
 {
+	strscpy(desc, c->label, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(port_id, port_id_cases, port_id_case_desc);
+
+static void srpt_test_port_id(struct kunit *test)
+{
+	const struct port_id_case *c = test->param_value;
 	u8 id[16];
 
 	memset(id, 0xee, sizeof(id));
-	KUNIT_ASSERT_EQ_MSG(test, srpt_parse_i_port_id(id, name), 0, "%s",
-			    name);
-	KUNIT_EXPECT_MEMEQ(test, id, expected, 16);
-}
-
-static void expect_bad_port_id(struct kunit *test, const char *name)
-{
-	u8 id[16];
-
-	KUNIT_EXPECT_EQ_MSG(test, srpt_parse_i_port_id(id, name), -EINVAL,
-			    "\"%s\"", name);
-}
-
-static const u8 full_port_id[16] = {
-	0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77,
-	0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
-};
-
-static void srpt_test_port_id_full_0x(struct kunit *test)
-{
-	expect_port_id(test, "0x00112233445566778899aabbccddeeff",
-		       full_port_id);
-}
-
-static void srpt_test_port_id_full_bare(struct kunit *test)
-{
-	expect_port_id(test, "00112233445566778899aabbccddeeff",
-		       full_port_id);
-}
-
-static void srpt_test_port_id_uppercase(struct kunit *test)
-{
-	expect_port_id(test, "0x00112233445566778899AABBCCDDEEFF",
-		       full_port_id);
-}
-
-static void srpt_test_port_id_short(struct kunit *test)
-{
-	static const u8 id[16] = { [14] = 0x12, [15] = 0x34 };
-
-	expect_port_id(test, "0x1234", id);
-	expect_port_id(test, "1234", id);
-}
-
-static void srpt_test_port_id_two_digits(struct kunit *test)
-{
-	static const u8 id[16] = { [15] = 0xab };
-	static const u8 zero[16];
-
-	expect_port_id(test, "0xab", id);
-	expect_port_id(test, "00", zero);
-}
-
-static void srpt_test_port_id_gid(struct kunit *test)
-{
-	static const u8 gid[16] = {
-		0xfe, 0x80, 0, 0, 0, 0, 0, 0,
-		0x00, 0x02, 0xc9, 0x03, 0x00, 0xa1, 0xb2, 0xc3,
-	};
-
-	expect_port_id(test, "0xfe800000000000000002c90300a1b2c3", gid);
-}
-
-static void srpt_test_port_id_empty(struct kunit *test)
-{
-	expect_bad_port_id(test, "");
-	expect_bad_port_id(test, "0x");
-}
-
-static void srpt_test_port_id_odd(struct kunit *test)
-{
-	expect_bad_port_id(test, "0x123");
-	expect_bad_port_id(test, "1");
-	expect_bad_port_id(test, "0x00112233445566778899aabbccddeef");
-}
-
-static void srpt_test_port_id_too_long(struct kunit *test)
-{
-	expect_bad_port_id(test, "0x00112233445566778899aabbccddeeff00");
-	expect_bad_port_id(test, "00112233445566778899aabbccddeeff0011");
-}
-
-static void srpt_test_port_id_not_hex(struct kunit *test)
-{
-	expect_bad_port_id(test, "0x12g4");
-	expect_bad_port_id(test, "xyz0");
-	expect_bad_port_id(test, "0x-1234");
-	expect_bad_port_id(test, "fe80:0000:0000:0000");
-}
-
-static void srpt_test_port_id_trailing_junk(struct kunit *test)
-{
-	expect_bad_port_id(test, "0x123456:x");
-	expect_bad_port_id(test, "0x1234 ");
-	expect_bad_port_id(test, "0x1234\n");
-	expect_bad_port_id(test, " 0x1234");
+	if (c->ret) {
+		KUNIT_EXPECT_EQ_MSG(test, srpt_parse_i_port_id(id, c->name),
+				    c->ret, "\"%s\"", c->name);
+		return;
+	}
+	KUNIT_ASSERT_EQ_MSG(test, srpt_parse_i_port_id(id, c->name), 0, "%s",
+			    c->name);
+	KUNIT_EXPECT_MEMEQ(test, id, c->id, 16);
 }
 
 /* ---- GUID names: srpt_parse_guid() ---- */
 
-static void expect_bad_guid(struct kunit *test, const char *name)
-{
+/**
+ * struct guid_case - one srpt_parse_guid() input
+ * @label: row name in the test report
+ * @name: the input
+ * @ret: the expected return value
+ * @guid: the expected GUID (when @ret is 0)
+ */
+struct guid_case {
+	const char *label;
+	const char *name;
+	int ret;
 	u64 guid;
+};
 
-	KUNIT_EXPECT_EQ_MSG(test, srpt_parse_guid(&guid, name), -EINVAL,
-			    "\"%s\"", name);
+static const struct guid_case guid_cases[] = {
+	{ "valid", "0002:c903:00a1:b2c3", 0, 0x0002c90300a1b2c3ULL },
+	{ "all-ones", "ffff:ffff:ffff:ffff", 0, U64_MAX },
+	{ "all-zeros", "0000:0000:0000:0000", 0, 0 },
+	{ "uppercase", "0002:C903:00A1:B2C3", 0, 0x0002c90300a1b2c3ULL },
+	{ "three-groups", "0002:c903:00a1", -EINVAL },
+	{ "five-groups", "0002:c903:00a1:b2c3:0000", -EINVAL },
+	{ "no-colons", "0002c90300a1b2c3", -EINVAL },
+	{ "first-group-3", "002:c903:00a1:b2c3", -EINVAL },
+	{ "last-group-3", "0002:c903:00a1:b2c", -EINVAL },
+	{ "first-group-5", "00002:c903:00a1:b2c3", -EINVAL },
+	{ "last-group-5", "0002:c903:00a1:b2c34", -EINVAL },
+	{ "short-groups", "2:c903:a1:b2c3", -EINVAL },
+	{ "empty", "", -EINVAL },
+	{ "trailing-colon", "0002:c903:00a1:b2c3:", -EINVAL },
+	{ "leading-colon", ":0002:c903:00a1:b2c3", -EINVAL },
+	{ "trailing-space", "0002:c903:00a1:b2c3 ", -EINVAL },
+	{ "trailing-newline", "0002:c903:00a1:b2c3\n", -EINVAL },
+	{ "not-hex", "0002:g903:00a1:b2c3", -EINVAL },
+	{ "double-colon", "0002::c903:00a1:b2c3", -EINVAL },
+	{ "0x-prefix", "0x0002:c903:00a1:b2c3", -EINVAL },
+	{ "dashes", "0002-c903-00a1-b2c3", -EINVAL },
+};
+
+static void guid_case_desc(const struct guid_case *c, char *desc)
+{
+	strscpy(desc, c->label, KUNIT_PARAM_DESC_SIZE);
 }
 
-static void srpt_test_guid_valid(struct kunit *test)
+KUNIT_ARRAY_PARAM(guid, guid_cases, guid_case_desc);
+
+static void srpt_test_guid(struct kunit *test)
 {
+	const struct guid_case *c = test->param_value;
 	u64 guid = 0;
 
-	KUNIT_ASSERT_EQ(test, srpt_parse_guid(&guid, "0002:c903:00a1:b2c3"), 0);
-	KUNIT_EXPECT_EQ(test, guid, 0x0002c90300a1b2c3ULL);
-	KUNIT_ASSERT_EQ(test, srpt_parse_guid(&guid, "ffff:ffff:ffff:ffff"), 0);
-	KUNIT_EXPECT_EQ(test, guid, U64_MAX);
-	KUNIT_ASSERT_EQ(test, srpt_parse_guid(&guid, "0000:0000:0000:0000"), 0);
-	KUNIT_EXPECT_EQ(test, guid, 0);
-}
-
-static void srpt_test_guid_uppercase(struct kunit *test)
-{
-	u64 guid = 0;
-
-	KUNIT_ASSERT_EQ(test, srpt_parse_guid(&guid, "0002:C903:00A1:B2C3"), 0);
-	KUNIT_EXPECT_EQ(test, guid, 0x0002c90300a1b2c3ULL);
-}
-
-static void srpt_test_guid_group_count(struct kunit *test)
-{
-	expect_bad_guid(test, "0002:c903:00a1");
-	expect_bad_guid(test, "0002:c903:00a1:b2c3:0000");
-	expect_bad_guid(test, "0002c90300a1b2c3");
-}
-
-static void srpt_test_guid_group_width(struct kunit *test)
-{
-	expect_bad_guid(test, "002:c903:00a1:b2c3");
-	expect_bad_guid(test, "0002:c903:00a1:b2c");
-	expect_bad_guid(test, "00002:c903:00a1:b2c3");
-	expect_bad_guid(test, "0002:c903:00a1:b2c34");
-	expect_bad_guid(test, "2:c903:a1:b2c3");
-}
-
-static void srpt_test_guid_junk(struct kunit *test)
-{
-	expect_bad_guid(test, "");
-	expect_bad_guid(test, "0002:c903:00a1:b2c3:");
-	expect_bad_guid(test, ":0002:c903:00a1:b2c3");
-	expect_bad_guid(test, "0002:c903:00a1:b2c3 ");
-	expect_bad_guid(test, "0002:c903:00a1:b2c3\n");
-	expect_bad_guid(test, "0002:g903:00a1:b2c3");
-	expect_bad_guid(test, "0002::c903:00a1:b2c3");
-	expect_bad_guid(test, "0x0002:c903:00a1:b2c3");
-	expect_bad_guid(test, "0002-c903-00a1-b2c3");
+	if (c->ret) {
+		KUNIT_EXPECT_EQ_MSG(test, srpt_parse_guid(&guid, c->name),
+				    c->ret, "\"%s\"", c->name);
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, srpt_parse_guid(&guid, c->name), 0);
+	KUNIT_EXPECT_EQ(test, guid, c->guid);
 }
 
 /* ---- ACL names: srpt_check_acl_name() ---- */
 
-static void expect_acl(struct kunit *test, const char *name, int ret)
-{
-	char canon[40];
-
-	KUNIT_EXPECT_EQ_MSG(test, srpt_check_acl_name(name, canon,
-						      sizeof(canon)),
-			    ret, "\"%s\"", name);
-}
-
-/* @name is accepted, and logins are named @canon. */
-static void expect_acl_canon(struct kunit *test, const char *name,
-			     const char *canon)
-{
-	char buf[40];
-
-	KUNIT_EXPECT_EQ_MSG(test, srpt_check_acl_name(name, buf, sizeof(buf)),
-			    0, "\"%s\"", name);
-	KUNIT_EXPECT_STREQ_MSG(test, buf, canon, "\"%s\"", name);
-	KUNIT_EXPECT_EQ_MSG(test, srpt_check_acl_name(canon, buf, sizeof(buf)),
-			    0, "\"%s\"", canon);
-	KUNIT_EXPECT_STREQ(test, buf, canon);
-}
-
-static void srpt_test_acl_guid(struct kunit *test)
-{
-	expect_acl_canon(test, "0002:c903:00a1:b2c3", "0002:c903:00a1:b2c3");
-}
-
-static void srpt_test_acl_port_id(struct kunit *test)
-{
-	expect_acl(test, "0x00112233445566778899aabbccddeeff", 0);
-	expect_acl(test, "00112233445566778899aabbccddeeff", 0);
-	expect_acl(test, "0x1234", 0);
-}
-
-static void srpt_test_acl_ipv4(struct kunit *test)
-{
-	expect_acl(test, "192.168.122.76", 0);
-	expect_acl(test, "10.0.0.1", 0);
-}
-
-static void srpt_test_acl_ipv6(struct kunit *test)
-{
-	expect_acl(test, "fe80::1", 0);
-	expect_acl(test, "::1", 0);
-	expect_acl(test, "fe80:0000:0000:0000:5054:00ff:fe12:3456", 0);
-	expect_acl(test, "2001:db8::a:b", 0);
-}
+/**
+ * struct acl_case - one srpt_check_acl_name() input
+ * @label: row name in the test report
+ * @name: the ACL name
+ * @ret: the expected return value
+ * @canon: when set, the one spelling logins of @name are given; it must be
+ *	accepted and be its own canonical spelling
+ */
+struct acl_case {
+	const char *label;
+	const char *name;
+	int ret;
+	const char *canon;
+};
 
 /*
  * Logins are named in one spelling only (lowercase, all 32 hex digits, IPv6
  * written out); LIO compares names byte for byte, so every other spelling
  * of an initiator name is normalised to that one.
  */
-static void srpt_test_acl_canonical(struct kunit *test)
+static const struct acl_case acl_cases[] = {
+	{ "guid", "0002:c903:00a1:b2c3", 0, "0002:c903:00a1:b2c3" },
+	{ "port-id-0x", "0x00112233445566778899aabbccddeeff", 0 },
+	{ "port-id-bare", "00112233445566778899aabbccddeeff", 0 },
+	{ "port-id-short", "0x1234", 0 },
+	{ "ipv4", "192.168.122.76", 0 },
+	{ "ipv4-10", "10.0.0.1", 0 },
+	{ "ipv6-link-local", "fe80::1", 0 },
+	{ "ipv6-loopback", "::1", 0 },
+	{ "ipv6-full", "fe80:0000:0000:0000:5054:00ff:fe12:3456", 0 },
+	{ "ipv6-doc", "2001:db8::a:b", 0 },
+	{ "canon-guid-upper", "0002:C903:00A1:B2C3", 0, "0002:c903:00a1:b2c3" },
+	{ "canon-short-0x", "0x1234", 0, "0x00000000000000000000000000001234" },
+	{ "canon-short-bare", "1234", 0, "00000000000000000000000000001234" },
+	{ "canon-guid-0x", "0x0002c90300a1b2c3", 0,
+	  "0x00000000000000000002c90300a1b2c3" },
+	{ "canon-port-id-upper", "0x00112233445566778899AABBCCDDEEFF", 0,
+	  "0x00112233445566778899aabbccddeeff" },
+	{ "canon-port-id-0X", "0X00112233445566778899aabbccddeeff", 0,
+	  "0x00112233445566778899aabbccddeeff" },
+	{ "canon-ipv6-link-local", "fe80::1", 0,
+	  "fe80:0000:0000:0000:0000:0000:0000:0001" },
+	{ "canon-ipv6-loopback", "::1", 0,
+	  "0000:0000:0000:0000:0000:0000:0000:0001" },
+	{ "canon-ipv6-doc", "2001:db8::a:b", 0,
+	  "2001:0db8:0000:0000:0000:0000:000a:000b" },
+	{ "canon-ipv6-upper", "FE80:0000:0000:0000:5054:00FF:FE12:3456", 0,
+	  "fe80:0000:0000:0000:5054:00ff:fe12:3456" },
+	{ "canon-ipv4-mapped", "::ffff:10.0.0.1", 0, "10.0.0.1" },
+	{ "canon-ipv4-zeros", "010.000.000.001", 0, "10.0.0.1" },
+	{ "canon-ipv4", "192.168.122.76", 0, "192.168.122.76" },
+	{ "canon-port-id-0x", "0x00112233445566778899aabbccddeeff", 0,
+	  "0x00112233445566778899aabbccddeeff" },
+	{ "canon-port-id-bare", "00112233445566778899aabbccddeeff", 0,
+	  "00112233445566778899aabbccddeeff" },
+	{ "empty", "", -EINVAL },
+	{ "iqn", "iqn.2003-01.org.linux-iscsi:x", -EINVAL },
+	{ "word", "initiator", -EINVAL },
+	{ "port-id-odd", "0x123", -EINVAL },
+	{ "ipv4-three", "192.168.1", -EINVAL },
+	{ "ipv4-256", "192.168.1.256", -EINVAL },
+	{ "ipv6-triple-colon", "fe80:::1", -EINVAL },
+	{ "guid-short-group", "0002:c903:00a1:b2c", -EINVAL },
+	{ "port-id-too-long", "0x00112233445566778899aabbccddeeff00", -EINVAL },
+};
+
+static void acl_case_desc(const struct acl_case *c, char *desc)
 {
-	expect_acl_canon(test, "0002:C903:00A1:B2C3", "0002:c903:00a1:b2c3");
-	expect_acl_canon(test, "0x1234", "0x00000000000000000000000000001234");
-	expect_acl_canon(test, "1234", "00000000000000000000000000001234");
-	expect_acl_canon(test, "0x0002c90300a1b2c3",
-			 "0x00000000000000000002c90300a1b2c3");
-	expect_acl_canon(test, "0x00112233445566778899AABBCCDDEEFF",
-			 "0x00112233445566778899aabbccddeeff");
-	expect_acl_canon(test, "0X00112233445566778899aabbccddeeff",
-			 "0x00112233445566778899aabbccddeeff");
-	expect_acl_canon(test, "fe80::1",
-			 "fe80:0000:0000:0000:0000:0000:0000:0001");
-	expect_acl_canon(test, "::1",
-			 "0000:0000:0000:0000:0000:0000:0000:0001");
-	expect_acl_canon(test, "2001:db8::a:b",
-			 "2001:0db8:0000:0000:0000:0000:000a:000b");
-	expect_acl_canon(test, "FE80:0000:0000:0000:5054:00FF:FE12:3456",
-			 "fe80:0000:0000:0000:5054:00ff:fe12:3456");
-	expect_acl_canon(test, "::ffff:10.0.0.1", "10.0.0.1");
-	expect_acl_canon(test, "010.000.000.001", "10.0.0.1");
-	expect_acl_canon(test, "192.168.122.76", "192.168.122.76");
-	expect_acl_canon(test, "0x00112233445566778899aabbccddeeff",
-			 "0x00112233445566778899aabbccddeeff");
-	expect_acl_canon(test, "00112233445566778899aabbccddeeff",
-			 "00112233445566778899aabbccddeeff");
+	strscpy(desc, c->label, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(acl, acl_cases, acl_case_desc);
+
+static void srpt_test_acl_name(struct kunit *test)
+{
+	const struct acl_case *c = test->param_value;
+	char buf[40];
+
+	KUNIT_EXPECT_EQ_MSG(test, srpt_check_acl_name(c->name, buf,
+						      sizeof(buf)),
+			    c->ret, "\"%s\"", c->name);
+	if (!c->canon)
+		return;
+	KUNIT_EXPECT_STREQ_MSG(test, buf, c->canon, "\"%s\"", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, srpt_check_acl_name(c->canon, buf,
+						      sizeof(buf)),
+			    0, "\"%s\"", c->canon);
+	KUNIT_EXPECT_STREQ(test, buf, c->canon);
 }
 
 /* A TPG with ACLs, as LIO has it when it calls srpt_init_nodeacl(). */
@@ -1117,27 +1085,30 @@ static struct se_node_acl *add_acl(struct kunit *test,
 	return acl;
 }
 
-/* The name LIO matches logins against is the one the driver gives them. */
+/*
+ * The name LIO matches logins against is the one the driver gives them:
+ * srpt_init_nodeacl() of @label's @name returns @ret and, when that is 0,
+ * leaves @canon as the ACL's name. Reuses struct acl_case.
+ */
+static const struct acl_case acl_init_cases[] = {
+	{ "ipv6", "fe80::1", 0, "fe80:0000:0000:0000:0000:0000:0000:0001" },
+	{ "port-id", "0X0002C90300A1B2C3", 0,
+	  "0x00000000000000000002c90300a1b2c3" },
+	{ "guid", "0002:C903:00A1:B2C3", 0, "0002:c903:00a1:b2c3" },
+	{ "ipv4", "10.0.0.1", 0, "10.0.0.1" },
+	{ "invalid", "not-an-initiator", -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM(acl_init, acl_init_cases, acl_case_desc);
+
 static void srpt_test_acl_init_normalises(struct kunit *test)
 {
-	static const char * const names[][2] = {
-		{ "fe80::1", "fe80:0000:0000:0000:0000:0000:0000:0001" },
-		{ "0X0002C90300A1B2C3", "0x00000000000000000002c90300a1b2c3" },
-		{ "0002:C903:00A1:B2C3", "0002:c903:00a1:b2c3" },
-		{ "10.0.0.1", "10.0.0.1" },
-	};
-	struct se_portal_group *tpg = acl_tpg(test);
-	struct se_node_acl *acl;
-	int i;
+	const struct acl_case *c = test->param_value;
+	struct se_node_acl *acl = add_acl(test, acl_tpg(test), c->name);
 
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		acl = add_acl(test, tpg, names[i][0]);
-		KUNIT_EXPECT_EQ(test, srpt_init_nodeacl(acl, names[i][0]), 0);
-		KUNIT_EXPECT_STREQ(test, acl->initiatorname, names[i][1]);
-	}
-	acl = add_acl(test, tpg, "not-an-initiator");
-	KUNIT_EXPECT_EQ(test, srpt_init_nodeacl(acl, "not-an-initiator"),
-			-EINVAL);
+	KUNIT_EXPECT_EQ(test, srpt_init_nodeacl(acl, c->name), c->ret);
+	if (c->canon)
+		KUNIT_EXPECT_STREQ(test, acl->initiatorname, c->canon);
 }
 
 /* Two spellings of one initiator would be two ACLs with the same name. */
@@ -1150,19 +1121,6 @@ static void srpt_test_acl_init_duplicate(struct kunit *test)
 	acl = add_acl(test, tpg, "FE80::1");
 	KUNIT_EXPECT_EQ(test, srpt_init_nodeacl(acl, "FE80::1"), -EEXIST);
 	KUNIT_EXPECT_STREQ(test, acl->initiatorname, "FE80::1");
-}
-
-static void srpt_test_acl_invalid(struct kunit *test)
-{
-	expect_acl(test, "", -EINVAL);
-	expect_acl(test, "iqn.2003-01.org.linux-iscsi:x", -EINVAL);
-	expect_acl(test, "initiator", -EINVAL);
-	expect_acl(test, "0x123", -EINVAL);
-	expect_acl(test, "192.168.1", -EINVAL);
-	expect_acl(test, "192.168.1.256", -EINVAL);
-	expect_acl(test, "fe80:::1", -EINVAL);
-	expect_acl(test, "0002:c903:00a1:b2c", -EINVAL);
-	expect_acl(test, "0x00112233445566778899aabbccddeeff00", -EINVAL);
 }
 
 /* ---- persistent reservations by ACL name: srpt_pr_refused() ---- */
@@ -1206,57 +1164,80 @@ static bool pr_in_out_refused(struct kunit *test, const char *name)
 	return out;
 }
 
-/* LIO makes a TransportID of a port-ID name, with or without "0x". */
-static void srpt_test_pr_port_id_acl(struct kunit *test)
-{
-	static const char * const names[] = {
-		"0x00112233445566778899aabbccddeeff",
-		"00112233445566778899aabbccddeeff",
-		"0X00112233445566778899AABBCCDDEEFF",
-		"0x0002c90300a1b2c3",
-	};
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		KUNIT_EXPECT_FALSE_MSG(test, pr_in_out_refused(test, names[i]),
-				       "%s", names[i]);
-}
+/**
+ * struct pr_acl_case - whether persistent reservations from an ACL name
+ *	are refused
+ * @name: the ACL name
+ * @refused: PR IN and PR OUT are refused
+ */
+struct pr_acl_case {
+	const char *name;
+	bool refused;
+};
 
 /*
- * Address and GUID names have no TransportID, nor have names LIO cannot
- * decode (odd length, more than 32 digits, no digits): PR IN and OUT are
- * refused.
+ * LIO makes a TransportID of a port-ID name, with or without "0x". Address
+ * and GUID names have no TransportID, nor have names LIO cannot decode (odd
+ * length, more than 32 digits, no digits): PR IN and OUT are refused.
  */
-static void srpt_test_pr_address_acl(struct kunit *test)
-{
-	static const char * const names[] = {
-		"192.168.122.76",
-		"fe80:0000:0000:0000:5054:00ff:fe12:3456",
-		"0002:c903:00a1:b2c3",
-		"0x123",
-		"0x00112233445566778899aabbccddeeff00",
-		"0x",
-	};
-	int i;
+static const struct pr_acl_case pr_acl_cases[] = {
+	{ "0x00112233445566778899aabbccddeeff", false },
+	{ "00112233445566778899aabbccddeeff", false },
+	{ "0X00112233445566778899AABBCCDDEEFF", false },
+	{ "0x0002c90300a1b2c3", false },
+	{ "192.168.122.76", true },
+	{ "fe80:0000:0000:0000:5054:00ff:fe12:3456", true },
+	{ "0002:c903:00a1:b2c3", true },
+	{ "0x123", true },
+	{ "0x00112233445566778899aabbccddeeff00", true },
+	{ "0x", true },
+};
 
-	for (i = 0; i < ARRAY_SIZE(names); i++)
-		KUNIT_EXPECT_TRUE_MSG(test, pr_in_out_refused(test, names[i]),
-				      "%s", names[i]);
+static void pr_acl_case_desc(const struct pr_acl_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(pr_acl, pr_acl_cases, pr_acl_case_desc);
+
+static void srpt_test_pr_acl(struct kunit *test)
+{
+	const struct pr_acl_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ_MSG(test, pr_in_out_refused(test, c->name), c->refused,
+			    "%s", c->name);
+}
+
+/**
+ * struct opcode_case - a SCSI or SRP opcode with its name
+ * @name: the opcode's name in the test report
+ * @op: the opcode
+ */
+struct opcode_case {
+	const char *name;
+	u8 op;
+};
+
+#define OPCODE(op)	{ #op, op }
+
+static void opcode_case_desc(const struct opcode_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
 }
 
 /* Only persistent reservations are refused, whatever the ACL's name. */
+static const struct opcode_case pr_other_cases[] = {
+	OPCODE(READ_10), OPCODE(WRITE_10), OPCODE(INQUIRY), OPCODE(RESERVE),
+	OPCODE(RELEASE), OPCODE(REPORT_LUNS),
+};
+
+KUNIT_ARRAY_PARAM(pr_other, pr_other_cases, opcode_case_desc);
+
 static void srpt_test_pr_other_commands(struct kunit *test)
 {
-	static const u8 ops[] = {
-		READ_10, WRITE_10, INQUIRY, RESERVE, RELEASE, REPORT_LUNS,
-	};
-	int i;
+	const struct opcode_case *c = test->param_value;
 
-	for (i = 0; i < ARRAY_SIZE(ops); i++)
-		KUNIT_EXPECT_FALSE_MSG(test,
-				       refused(test, "192.168.122.76", ops[i],
-					       0),
-				       "opcode %#x", ops[i]);
+	KUNIT_EXPECT_FALSE(test, refused(test, "192.168.122.76", c->op, 0));
 }
 
 /* A pass-through backstore answers PR itself: nothing is refused. */
@@ -1450,20 +1431,25 @@ static void srpt_test_login_buf_fmt_none(struct kunit *test)
 			SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT);
 }
 
+static const u16 unknown_buf_fmts[] = {
+	0x0001, 0x0003, 0x0008, 0x000e, 0x8006, 0xffff,
+};
+
+static void login_buf_fmt_desc(const u16 *fmt, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "req_buf_fmt %#06x", *fmt);
+}
+
+KUNIT_ARRAY_PARAM(login_buf_fmt, unknown_buf_fmts, login_buf_fmt_desc);
+
 static void srpt_test_login_buf_fmt_unknown(struct kunit *test)
 {
-	static const u16 fmts[] = {
-		0x0001, 0x0003, 0x0008, 0x000e, 0x8006, 0xffff,
-	};
+	u16 fmt = *(const u16 *)test->param_value;
 	struct srp_login_req *req = good_login(test);
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(fmts); i++) {
-		req->req_buf_fmt = cpu_to_be16(fmts[i]);
-		KUNIT_EXPECT_EQ_MSG(test, srpt_check_login(req, true),
-				    SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT,
-				    "req_buf_fmt %#x", fmts[i]);
-	}
+	req->req_buf_fmt = cpu_to_be16(fmt);
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
+			SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT);
 }
 
 static void srpt_test_login_reason_order(struct kunit *test)
@@ -1486,19 +1472,21 @@ static void srpt_test_login_reason_order(struct kunit *test)
 			SRP_LOGIN_REJ_UNSUPPORTED_DESCRIPTOR_FMT);
 }
 
+static const struct opcode_case login_bad_opcodes[] = {
+	OPCODE(SRP_LOGIN_RSP), OPCODE(SRP_CMD), OPCODE(SRP_TSK_MGMT),
+	OPCODE(SRP_I_LOGOUT), OPCODE(SRP_LOGIN_REJ), { "0xff", 0xff },
+};
+
+KUNIT_ARRAY_PARAM(login_opcode, login_bad_opcodes, opcode_case_desc);
+
 static void srpt_test_login_opcode(struct kunit *test)
 {
-	static const u8 ops[] = { SRP_LOGIN_RSP, SRP_CMD, SRP_TSK_MGMT,
-				  SRP_I_LOGOUT, SRP_LOGIN_REJ, 0xff };
+	const struct opcode_case *c = test->param_value;
 	struct srp_login_req *req = good_login(test);
-	int i;
 
-	for (i = 0; i < ARRAY_SIZE(ops); i++) {
-		req->opcode = ops[i];
-		KUNIT_EXPECT_EQ_MSG(test, srpt_check_login(req, true),
-				    SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL,
-				    "opcode %#x", ops[i]);
-	}
+	req->opcode = c->op;
+	KUNIT_EXPECT_EQ(test, srpt_check_login(req, true),
+			SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL);
 	/* Checked first: the rest of a non-login IU means nothing. */
 	req->req_it_iu_len = 0;
 	KUNIT_EXPECT_EQ(test, srpt_check_login(req, false),
@@ -1562,29 +1550,33 @@ static void srpt_test_login_port_num(struct kunit *test)
  * and srpt_post_recv()). A small requested IU length limits only the IUs
  * the target sends.
  */
+static const u32 login_it_lens[] = {
+	SRPT_MIN_IU_LEN, 148, SRPT_TEST_REQ_SIZE,
+};
+
+static void login_it_len_desc(const u32 *len, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "req_it_iu_len %u", *len);
+}
+
+KUNIT_ARRAY_PARAM(login_it_len, login_it_lens, login_it_len_desc);
+
 static void srpt_test_login_rsp_iu_lens(struct kunit *test)
 {
+	u32 it_len = *(const u32 *)test->param_value;
 	struct srpt_rdma_ch *ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
 	struct srp_login_req *req = good_login(test);
 	struct srp_login_rsp rsp;
-	u32 it_lens[] = { SRPT_MIN_IU_LEN, 148, SRPT_TEST_REQ_SIZE };
-	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, ch);
 	ch->rq_size = SRPT_MAX_RQ_SIZE;
-	for (i = 0; i < ARRAY_SIZE(it_lens); i++) {
-		u32 rsp_max_it, rsp_max_ti;
-
-		req->req_it_iu_len = cpu_to_be32(it_lens[i]);
-		srpt_ch_set_iu_lens(ch, req);
-		srpt_build_login_rsp(ch, req, &rsp, 0);
-		rsp_max_it = be32_to_cpu(rsp.max_it_iu_len);
-		rsp_max_ti = be32_to_cpu(rsp.max_ti_iu_len);
-		KUNIT_EXPECT_EQ(test, rsp_max_it, ch->max_it_iu_len);
-		KUNIT_EXPECT_EQ(test, ch->max_it_iu_len, SRPT_TEST_REQ_SIZE);
-		KUNIT_EXPECT_EQ(test, rsp_max_ti, it_lens[i]);
-		KUNIT_EXPECT_EQ(test, ch->max_ti_iu_len, it_lens[i]);
-	}
+	req->req_it_iu_len = cpu_to_be32(it_len);
+	srpt_ch_set_iu_lens(ch, req);
+	srpt_build_login_rsp(ch, req, &rsp, 0);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp.max_it_iu_len), ch->max_it_iu_len);
+	KUNIT_EXPECT_EQ(test, ch->max_it_iu_len, SRPT_TEST_REQ_SIZE);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp.max_ti_iu_len), it_len);
+	KUNIT_EXPECT_EQ(test, ch->max_ti_iu_len, it_len);
 }
 
 /* ---- SRP_CMD data descriptors: srpt_parse_cmd_bufs() ---- */
@@ -1780,37 +1772,39 @@ static void srpt_test_cmd_add_cdb_too_long(struct kunit *test)
 			0);
 }
 
+static void cmd_buf_fmt_desc(const u8 *fmt, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "buf_fmt %#04x", *fmt);
+}
+
+static const u8 bidi_buf_fmts[] = { 0x11, 0x12, 0x21, 0x22, 0x31, 0x32 };
+
+KUNIT_ARRAY_PARAM(bidi_buf_fmt, bidi_buf_fmts, cmd_buf_fmt_desc);
+
 static void srpt_test_cmd_bidirectional(struct kunit *test)
 {
-	static const u8 fmts[] = { 0x11, 0x12, 0x21, 0x22, 0x31, 0x32 };
+	u8 fmt = *(const u8 *)test->param_value;
+	struct cmd_image *img = cmd_image(test, fmt, 1, 1, 0);
 	struct srpt_desc_info info;
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(fmts); i++) {
-		struct cmd_image *img = cmd_image(test, fmts[i], 1, 1, 0);
-
-		put_desc(img, CMD_HDR, 0x2000, 0x1, 512);
-		put_desc(img, CMD_HDR + DESC, 0x4000, 0x1, 512);
-		KUNIT_EXPECT_EQ_MSG(test, parse(test, img, 512, 64, &info,
-						NULL), -EINVAL,
-				    "buf_fmt %#x", fmts[i]);
-	}
+	put_desc(img, CMD_HDR, 0x2000, 0x1, 512);
+	put_desc(img, CMD_HDR + DESC, 0x4000, 0x1, 512);
+	KUNIT_EXPECT_EQ(test, parse(test, img, 512, 64, &info, NULL), -EINVAL);
 }
+
+static const u8 unknown_buf_fmts_cmd[] = { 0x40, 0x04, 0xf0, 0x0f, 0x50 };
+
+KUNIT_ARRAY_PARAM(unknown_cmd_buf_fmt, unknown_buf_fmts_cmd,
+		  cmd_buf_fmt_desc);
 
 static void srpt_test_cmd_unknown_format(struct kunit *test)
 {
-	static const u8 fmts[] = { 0x40, 0x04, 0xf0, 0x0f, 0x50 };
+	u8 fmt = *(const u8 *)test->param_value;
+	struct cmd_image *img = cmd_image(test, fmt, 1, 1, 0);
 	struct srpt_desc_info info;
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(fmts); i++) {
-		struct cmd_image *img = cmd_image(test, fmts[i], 1, 1, 0);
-
-		put_desc(img, CMD_HDR, 0x2000, 0x1, 512);
-		KUNIT_EXPECT_EQ_MSG(test, parse(test, img, 512, 64, &info,
-						NULL), -EINVAL,
-				    "buf_fmt %#x", fmts[i]);
-	}
+	put_desc(img, CMD_HDR, 0x2000, 0x1, 512);
+	KUNIT_EXPECT_EQ(test, parse(test, img, 512, 64, &info, NULL), -EINVAL);
 }
 
 /* An indirect IU with @n descriptors of @len bytes each. */
@@ -2121,58 +2115,79 @@ static void srpt_test_cdb_len(struct kunit *test)
 	KUNIT_EXPECT_LE(test, 16 + 248, SRPT_MAX_CDB_LEN);
 }
 
+/**
+ * struct cdb_dir_case - the data direction of a CDB by its opcode
+ * @name: the opcode's name in the test report
+ * @op: the opcode
+ * @dir: the expected direction
+ */
+struct cdb_dir_case {
+	const char *name;
+	u8 op;
+	enum dma_data_direction dir;
+};
+
+#define CDB_DIR(op, dir)	{ #op, op, dir }
+
+static const struct cdb_dir_case cdb_dir_cases[] = {
+	CDB_DIR(WRITE_6, DMA_TO_DEVICE), CDB_DIR(WRITE_10, DMA_TO_DEVICE),
+	CDB_DIR(WRITE_12, DMA_TO_DEVICE), CDB_DIR(WRITE_16, DMA_TO_DEVICE),
+	CDB_DIR(WRITE_VERIFY, DMA_TO_DEVICE),
+	CDB_DIR(WRITE_VERIFY_16, DMA_TO_DEVICE),
+	CDB_DIR(WRITE_SAME, DMA_TO_DEVICE), CDB_DIR(WRITE_SAME_16, DMA_TO_DEVICE),
+	CDB_DIR(COMPARE_AND_WRITE, DMA_TO_DEVICE), CDB_DIR(UNMAP, DMA_TO_DEVICE),
+	CDB_DIR(MODE_SELECT, DMA_TO_DEVICE),
+	CDB_DIR(MODE_SELECT_10, DMA_TO_DEVICE),
+	CDB_DIR(LOG_SELECT, DMA_TO_DEVICE),
+	CDB_DIR(SEND_DIAGNOSTIC, DMA_TO_DEVICE),
+	CDB_DIR(WRITE_BUFFER, DMA_TO_DEVICE),
+	CDB_DIR(PERSISTENT_RESERVE_OUT, DMA_TO_DEVICE),
+	CDB_DIR(EXTENDED_COPY, DMA_TO_DEVICE),
+	CDB_DIR(MAINTENANCE_OUT, DMA_TO_DEVICE),
+	CDB_DIR(SECURITY_PROTOCOL_OUT, DMA_TO_DEVICE),
+	CDB_DIR(WRITE_ATTRIBUTE, DMA_TO_DEVICE),
+	CDB_DIR(RESERVE_10, DMA_TO_DEVICE), CDB_DIR(RELEASE_10, DMA_TO_DEVICE),
+	CDB_DIR(READ_6, DMA_FROM_DEVICE), CDB_DIR(READ_10, DMA_FROM_DEVICE),
+	CDB_DIR(READ_12, DMA_FROM_DEVICE), CDB_DIR(READ_16, DMA_FROM_DEVICE),
+	CDB_DIR(INQUIRY, DMA_FROM_DEVICE), CDB_DIR(MODE_SENSE, DMA_FROM_DEVICE),
+	CDB_DIR(MODE_SENSE_10, DMA_FROM_DEVICE),
+	CDB_DIR(READ_CAPACITY, DMA_FROM_DEVICE),
+	CDB_DIR(SERVICE_ACTION_IN_16, DMA_FROM_DEVICE),
+	CDB_DIR(REPORT_LUNS, DMA_FROM_DEVICE),
+	CDB_DIR(REQUEST_SENSE, DMA_FROM_DEVICE),
+	CDB_DIR(LOG_SENSE, DMA_FROM_DEVICE),
+	CDB_DIR(RECEIVE_DIAGNOSTIC, DMA_FROM_DEVICE),
+	CDB_DIR(READ_BUFFER, DMA_FROM_DEVICE),
+	CDB_DIR(PERSISTENT_RESERVE_IN, DMA_FROM_DEVICE),
+	CDB_DIR(MAINTENANCE_IN, DMA_FROM_DEVICE),
+	CDB_DIR(RECEIVE_COPY_RESULTS, DMA_FROM_DEVICE),
+	CDB_DIR(SECURITY_PROTOCOL_IN, DMA_FROM_DEVICE),
+	CDB_DIR(READ_ATTRIBUTE, DMA_FROM_DEVICE),
+	CDB_DIR(TEST_UNIT_READY, DMA_NONE), CDB_DIR(SYNCHRONIZE_CACHE, DMA_NONE),
+	CDB_DIR(SYNCHRONIZE_CACHE_16, DMA_NONE), CDB_DIR(START_STOP, DMA_NONE),
+	CDB_DIR(VERIFY, DMA_NONE), CDB_DIR(VERIFY_16, DMA_NONE),
+	CDB_DIR(RESERVE, DMA_NONE), CDB_DIR(RELEASE, DMA_NONE),
+};
+
+static void cdb_dir_case_desc(const struct cdb_dir_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(cdb_dir, cdb_dir_cases, cdb_dir_case_desc);
+
 static void srpt_test_cdb_data_dir_table(struct kunit *test)
 {
-	static const struct {
-		u8 op;
-		enum dma_data_direction dir;
-	} t[] = {
-		{ WRITE_6, DMA_TO_DEVICE }, { WRITE_10, DMA_TO_DEVICE },
-		{ WRITE_12, DMA_TO_DEVICE }, { WRITE_16, DMA_TO_DEVICE },
-		{ WRITE_VERIFY, DMA_TO_DEVICE },
-		{ WRITE_VERIFY_16, DMA_TO_DEVICE },
-		{ WRITE_SAME, DMA_TO_DEVICE }, { WRITE_SAME_16, DMA_TO_DEVICE },
-		{ COMPARE_AND_WRITE, DMA_TO_DEVICE }, { UNMAP, DMA_TO_DEVICE },
-		{ MODE_SELECT, DMA_TO_DEVICE },
-		{ MODE_SELECT_10, DMA_TO_DEVICE },
-		{ LOG_SELECT, DMA_TO_DEVICE },
-		{ SEND_DIAGNOSTIC, DMA_TO_DEVICE },
-		{ WRITE_BUFFER, DMA_TO_DEVICE },
-		{ PERSISTENT_RESERVE_OUT, DMA_TO_DEVICE },
-		{ EXTENDED_COPY, DMA_TO_DEVICE },
-		{ MAINTENANCE_OUT, DMA_TO_DEVICE },
-		{ SECURITY_PROTOCOL_OUT, DMA_TO_DEVICE },
-		{ WRITE_ATTRIBUTE, DMA_TO_DEVICE },
-		{ RESERVE_10, DMA_TO_DEVICE }, { RELEASE_10, DMA_TO_DEVICE },
-		{ READ_6, DMA_FROM_DEVICE }, { READ_10, DMA_FROM_DEVICE },
-		{ READ_12, DMA_FROM_DEVICE }, { READ_16, DMA_FROM_DEVICE },
-		{ INQUIRY, DMA_FROM_DEVICE }, { MODE_SENSE, DMA_FROM_DEVICE },
-		{ MODE_SENSE_10, DMA_FROM_DEVICE },
-		{ READ_CAPACITY, DMA_FROM_DEVICE },
-		{ SERVICE_ACTION_IN_16, DMA_FROM_DEVICE },
-		{ REPORT_LUNS, DMA_FROM_DEVICE },
-		{ REQUEST_SENSE, DMA_FROM_DEVICE },
-		{ LOG_SENSE, DMA_FROM_DEVICE },
-		{ RECEIVE_DIAGNOSTIC, DMA_FROM_DEVICE },
-		{ READ_BUFFER, DMA_FROM_DEVICE },
-		{ PERSISTENT_RESERVE_IN, DMA_FROM_DEVICE },
-		{ MAINTENANCE_IN, DMA_FROM_DEVICE },
-		{ RECEIVE_COPY_RESULTS, DMA_FROM_DEVICE },
-		{ SECURITY_PROTOCOL_IN, DMA_FROM_DEVICE },
-		{ READ_ATTRIBUTE, DMA_FROM_DEVICE },
-		{ TEST_UNIT_READY, DMA_NONE }, { SYNCHRONIZE_CACHE, DMA_NONE },
-		{ SYNCHRONIZE_CACHE_16, DMA_NONE }, { START_STOP, DMA_NONE },
-		{ VERIFY, DMA_NONE }, { VERIFY_16, DMA_NONE },
-		{ RESERVE, DMA_NONE }, { RELEASE, DMA_NONE },
-	};
-	u8 cdb[16] = {};
-	int i;
+	const struct cdb_dir_case *c = test->param_value;
+	u8 cdb[16] = { c->op };
 
-	for (i = 0; i < ARRAY_SIZE(t); i++) {
-		cdb[0] = t[i].op;
-		KUNIT_EXPECT_EQ_MSG(test, srpt_cdb_data_dir(cdb), t[i].dir,
-				    "opcode %#x", t[i].op);
-	}
+	KUNIT_EXPECT_EQ(test, srpt_cdb_data_dir(cdb), c->dir);
+}
+
+static void srpt_test_cdb_data_dir_varlen(struct kunit *test)
+{
+	u8 cdb[16] = {};
+
 	/* Variable-length CDBs: by service action. */
 	cdb[0] = VARIABLE_LENGTH_CMD;
 	cdb[9] = WRITE_SAME_32;
@@ -3201,17 +3216,17 @@ static struct kunit_case srpt_mad_test_cases[] = {
 	KUNIT_CASE(srpt_test_svc_entries_empty_slot),
 	KUNIT_CASE(srpt_test_svc_entries_bad_range_reply),
 	KUNIT_CASE(srpt_test_svc_entries_modifier_decoding),
-	KUNIT_CASE(srpt_test_get_unknown_attr),
+	KUNIT_CASE_PARAM(srpt_test_get_unknown_attr, unknown_attr_gen_params),
 	KUNIT_CASE(srpt_test_method_get_unknown_attr),
 	KUNIT_CASE(srpt_test_method_get_dispatch),
-	KUNIT_CASE(srpt_test_set_refused),
+	KUNIT_CASE_PARAM(srpt_test_set_refused, set_attr_gen_params),
 	KUNIT_CASE(srpt_test_set_ioc_profile_refused),
-	KUNIT_CASE(srpt_test_other_methods),
-	KUNIT_CASE(srpt_test_responses_ignored),
+	KUNIT_CASE_PARAM(srpt_test_other_methods, other_method_gen_params),
+	KUNIT_CASE_PARAM(srpt_test_responses_ignored,
+			 response_method_gen_params),
 	KUNIT_CASE(srpt_test_foreign_mads_ignored),
 	KUNIT_CASE(srpt_test_reply_keeps_request_fields),
 	KUNIT_CASE(srpt_test_register_idempotent),
-	KUNIT_CASE(srpt_test_unregister_without_agents),
 	{}
 };
 
@@ -3224,33 +3239,13 @@ static struct kunit_suite srpt_mad_test_suite = {
 
 /* Suite ib_srpt_names: port IDs, GUIDs, ACL names and WWN names. */
 static struct kunit_case srpt_names_test_cases[] = {
-	KUNIT_CASE(srpt_test_port_id_full_0x),
-	KUNIT_CASE(srpt_test_port_id_full_bare),
-	KUNIT_CASE(srpt_test_port_id_uppercase),
-	KUNIT_CASE(srpt_test_port_id_short),
-	KUNIT_CASE(srpt_test_port_id_two_digits),
-	KUNIT_CASE(srpt_test_port_id_gid),
-	KUNIT_CASE(srpt_test_port_id_empty),
-	KUNIT_CASE(srpt_test_port_id_odd),
-	KUNIT_CASE(srpt_test_port_id_too_long),
-	KUNIT_CASE(srpt_test_port_id_not_hex),
-	KUNIT_CASE(srpt_test_port_id_trailing_junk),
-	KUNIT_CASE(srpt_test_guid_valid),
-	KUNIT_CASE(srpt_test_guid_uppercase),
-	KUNIT_CASE(srpt_test_guid_group_count),
-	KUNIT_CASE(srpt_test_guid_group_width),
-	KUNIT_CASE(srpt_test_guid_junk),
-	KUNIT_CASE(srpt_test_acl_guid),
-	KUNIT_CASE(srpt_test_acl_port_id),
-	KUNIT_CASE(srpt_test_acl_ipv4),
-	KUNIT_CASE(srpt_test_acl_ipv6),
-	KUNIT_CASE(srpt_test_acl_invalid),
-	KUNIT_CASE(srpt_test_acl_canonical),
-	KUNIT_CASE(srpt_test_acl_init_normalises),
+	KUNIT_CASE_PARAM(srpt_test_port_id, port_id_gen_params),
+	KUNIT_CASE_PARAM(srpt_test_guid, guid_gen_params),
+	KUNIT_CASE_PARAM(srpt_test_acl_name, acl_gen_params),
+	KUNIT_CASE_PARAM(srpt_test_acl_init_normalises, acl_init_gen_params),
 	KUNIT_CASE(srpt_test_acl_init_duplicate),
-	KUNIT_CASE(srpt_test_pr_port_id_acl),
-	KUNIT_CASE(srpt_test_pr_address_acl),
-	KUNIT_CASE(srpt_test_pr_other_commands),
+	KUNIT_CASE_PARAM(srpt_test_pr_acl, pr_acl_gen_params),
+	KUNIT_CASE_PARAM(srpt_test_pr_other_commands, pr_other_gen_params),
 	KUNIT_CASE(srpt_test_pr_passthrough),
 	KUNIT_CASE(srpt_test_format_guid_name),
 	KUNIT_CASE(srpt_test_format_gid_name),
@@ -3278,12 +3273,13 @@ static struct kunit_case srpt_login_test_cases[] = {
 	KUNIT_CASE(srpt_test_login_target_follows_guid),
 	KUNIT_CASE(srpt_test_login_buf_fmt_single),
 	KUNIT_CASE(srpt_test_login_buf_fmt_none),
-	KUNIT_CASE(srpt_test_login_buf_fmt_unknown),
+	KUNIT_CASE_PARAM(srpt_test_login_buf_fmt_unknown,
+			 login_buf_fmt_gen_params),
 	KUNIT_CASE(srpt_test_login_reason_order),
-	KUNIT_CASE(srpt_test_login_opcode),
+	KUNIT_CASE_PARAM(srpt_test_login_opcode, login_opcode_gen_params),
 	KUNIT_CASE(srpt_test_login_rej_text),
 	KUNIT_CASE(srpt_test_login_port_num),
-	KUNIT_CASE(srpt_test_login_rsp_iu_lens),
+	KUNIT_CASE_PARAM(srpt_test_login_rsp_iu_lens, login_it_len_gen_params),
 	KUNIT_CASE(srpt_test_count_login_chs),
 	KUNIT_CASE(srpt_test_ch_limit_multi),
 	KUNIT_CASE(srpt_test_ch_limit_single),
@@ -3311,8 +3307,9 @@ static struct kunit_case srpt_cmd_test_cases[] = {
 	KUNIT_CASE(srpt_test_cmd_add_cdb),
 	KUNIT_CASE(srpt_test_cmd_add_cdb_reserved_bits),
 	KUNIT_CASE(srpt_test_cmd_add_cdb_too_long),
-	KUNIT_CASE(srpt_test_cmd_bidirectional),
-	KUNIT_CASE(srpt_test_cmd_unknown_format),
+	KUNIT_CASE_PARAM(srpt_test_cmd_bidirectional, bidi_buf_fmt_gen_params),
+	KUNIT_CASE_PARAM(srpt_test_cmd_unknown_format,
+			 unknown_cmd_buf_fmt_gen_params),
 	KUNIT_CASE(srpt_test_cmd_indirect_out),
 	KUNIT_CASE(srpt_test_cmd_indirect_in),
 	KUNIT_CASE(srpt_test_cmd_indirect_one),
@@ -3331,7 +3328,8 @@ static struct kunit_case srpt_cmd_test_cases[] = {
 	KUNIT_CASE(srpt_test_sq_size),
 	KUNIT_CASE(srpt_test_sq_slots),
 	KUNIT_CASE(srpt_test_cdb_len),
-	KUNIT_CASE(srpt_test_cdb_data_dir_table),
+	KUNIT_CASE_PARAM(srpt_test_cdb_data_dir_table, cdb_dir_gen_params),
+	KUNIT_CASE(srpt_test_cdb_data_dir_varlen),
 	KUNIT_CASE(srpt_test_cmd_indirect_len_mismatch),
 	KUNIT_CASE(srpt_test_cmd_indirect_sum_overflow),
 	KUNIT_CASE(srpt_test_cmd_indirect_huge_sum),
@@ -3574,25 +3572,46 @@ static int complete_cred_reqs(struct kunit *test)
 	return sum;
 }
 
+/**
+ * struct iu_credit_case - whether an IU with an opcode takes a credit
+ * @name: the opcode's name in the test report
+ * @op: the opcode
+ * @uses: the IU takes a credit
+ */
+struct iu_credit_case {
+	const char *name;
+	u8 op;
+	bool uses;
+};
+
+static const struct iu_credit_case iu_credit_cases[] = {
+	{ "SRP_CMD", SRP_CMD, true },
+	{ "SRP_TSK_MGMT", SRP_TSK_MGMT, true },
+	{ "SRP_LOGIN_REQ", SRP_LOGIN_REQ, true },
+	{ "0x04", 0x04, true },
+	{ "0x7f", 0x7f, true },
+	{ "SRP_RSP", SRP_RSP, true },
+	{ "SRP_CRED_REQ", SRP_CRED_REQ, true },
+	{ "0xff", 0xff, true },
+	{ "SRP_I_LOGOUT", SRP_I_LOGOUT, false },
+	{ "SRP_CRED_RSP", SRP_CRED_RSP, false },
+	{ "SRP_AER_RSP", SRP_AER_RSP, false },
+};
+
+static void iu_credit_case_desc(const struct iu_credit_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(iu_credit, iu_credit_cases, iu_credit_case_desc);
+
 static void srpt_test_iu_uses_credit(struct kunit *test)
 {
-	static const u8 uses[] = { SRP_CMD, SRP_TSK_MGMT, SRP_LOGIN_REQ,
-				   0x04, 0x7f, SRP_RSP, SRP_CRED_REQ, 0xff };
-	static const u8 free_ops[] = { SRP_I_LOGOUT, SRP_CRED_RSP,
-				       SRP_AER_RSP };
-	u8 iu[1];
-	int i;
+	const struct iu_credit_case *c = test->param_value;
+	u8 iu[1] = { c->op };
 
-	for (i = 0; i < ARRAY_SIZE(uses); i++) {
-		iu[0] = uses[i];
-		KUNIT_EXPECT_TRUE_MSG(test, srpt_iu_uses_credit(iu, 1),
-				      "opcode %#x", uses[i]);
-	}
-	for (i = 0; i < ARRAY_SIZE(free_ops); i++) {
-		iu[0] = free_ops[i];
-		KUNIT_EXPECT_FALSE_MSG(test, srpt_iu_uses_credit(iu, 1),
-				       "opcode %#x", free_ops[i]);
-	}
+	KUNIT_EXPECT_EQ(test, srpt_iu_uses_credit(iu, 1), c->uses);
+	/* An empty IU has no opcode to go by: it counts. */
 	KUNIT_EXPECT_TRUE(test, srpt_iu_uses_credit(iu, 0));
 }
 
@@ -3948,7 +3967,7 @@ static void srpt_test_login_end_without_close(struct kunit *test)
 static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_close_during_login),
 	KUNIT_CASE(srpt_test_login_end_without_close),
-	KUNIT_CASE(srpt_test_iu_uses_credit),
+	KUNIT_CASE_PARAM(srpt_test_iu_uses_credit, iu_credit_gen_params),
 	KUNIT_CASE(srpt_test_credit_use_login_grant),
 	KUNIT_CASE(srpt_test_credit_use_after_delta),
 	KUNIT_CASE(srpt_test_credit_use_long_run),
