@@ -4,10 +4,12 @@
  * (CONFIG_INFINIBAND_SRPT_KUNIT_TEST) so that it can call the driver's
  * static functions. It covers the device-management MAD replies byte by
  * byte, the WWN and ACL name parsers and formatters, login-request
- * validation, the SRP_CMD data-descriptor parser, command-state transitions
- * and credit accounting. No RDMA device is needed: the MAD handlers only
- * read the ib_device attributes and the port attributes, which the tests
- * fake.
+ * validation, the ACL search of a login, joining a nexus and the login
+ * response, the SRP_CMD data-descriptor parser, the SRP_RSP of a command,
+ * command-state transitions and credit accounting. Table-shaped cases are
+ * KUNIT_ARRAY_PARAM cases: one row per input, named in the report. No RDMA
+ * device is needed: the MAD handlers only read the ib_device attributes and
+ * the port attributes, which the tests fake.
  */
 
 #include <kunit/test.h>
@@ -1577,6 +1579,44 @@ static void srpt_test_login_rsp_iu_lens(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ch->max_it_iu_len, SRPT_TEST_REQ_SIZE);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(rsp.max_ti_iu_len), it_len);
 	KUNIT_EXPECT_EQ(test, ch->max_ti_iu_len, it_len);
+}
+
+/*
+ * The whole login response, byte for byte: the credits, the IU lengths,
+ * the tag of the request, both buffer formats and the MULTI-CHANNEL RESULT;
+ * IMMEDIATE DATA SUPPORTED only when the channel takes immediate data.
+ * Every other byte is zero.
+ */
+static void srpt_test_build_login_rsp(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
+	struct srp_login_req *req = good_login(test);
+	struct srp_login_rsp rsp;
+	u8 want[52] = {
+		SRP_LOGIN_RSP, 0, 0, 0,
+		0x00, 0x00, 0x00, 0x64,		/* REQUEST LIMIT DELTA 100 */
+		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,	/* tag */
+		0x00, 0x00, 0x20, 0x44,		/* MAX_IT_IU_LEN 8260 */
+		0x00, 0x00, 0x01, 0x00,		/* MAX_TI_IU_LEN 256 */
+		0x00, 0x06,			/* direct and indirect */
+		SRP_LOGIN_RSP_MULTICHAN_MAINTAINED,
+	};
+
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	KUNIT_ASSERT_EQ(test, sizeof(rsp), sizeof(want));
+	memcpy(&req->tag, &want[8], 8);
+	ch->rq_size = 100;
+	ch->max_it_iu_len = 8260;
+	ch->max_ti_iu_len = 256;
+	memset(&rsp, 0xa5, sizeof(rsp));
+	srpt_build_login_rsp(ch, req, &rsp, SRP_LOGIN_RSP_MULTICHAN_MAINTAINED);
+	KUNIT_EXPECT_MEMEQ(test, &rsp, want, sizeof(want));
+
+	ch->imm_data_offset = 80;
+	want[26] = SRP_LOGIN_RSP_IMMED_SUPP | SRP_LOGIN_RSP_MULTICHAN_TERMINATED;
+	memset(&rsp, 0xa5, sizeof(rsp));
+	srpt_build_login_rsp(ch, req, &rsp, SRP_LOGIN_RSP_MULTICHAN_TERMINATED);
+	KUNIT_EXPECT_MEMEQ(test, &rsp, want, sizeof(want));
 }
 
 /* ---- SRP_CMD data descriptors: srpt_parse_cmd_bufs() ---- */
@@ -3176,6 +3216,279 @@ static void srpt_test_login_over_limit(struct kunit *test)
 	mutex_unlock(&srpt_dev_mutex);
 }
 
+/* ---- the ACL search of a login: srpt_setup_session() ---- */
+
+/* How a login may be named: by its connection or by its port ID. */
+enum acl_kind { ACL_ADDR, ACL_HEX, ACL_BARE };
+
+#define SETUP_ADDR	"192.0.2.7"
+#define SETUP_HEX	"0x0011223344556677fedcba9876543210"
+
+static const char *const acl_kind_name[] = {
+	[ACL_ADDR] = SETUP_ADDR,
+	[ACL_HEX] = SETUP_HEX,
+	[ACL_BARE] = SETUP_HEX + 2,
+};
+
+/**
+ * struct setup_case - where a port's ACLs are and which one a login finds
+ * @label: row name in the test report
+ * @acls: the ACLs: bit ((tpg * 3) + kind) for an ACL named
+ *	acl_kind_name[kind] in TPG tpg. TPGs 0 (disabled) and 1 are under the
+ *	port's GUID-form WWN, 2 and 3 under its GID-form WWN.
+ * @tpg: the TPG whose ACL the session must have, or -1 for none
+ * @kind: the name the session must have
+ */
+struct setup_case {
+	const char *label;
+	u32 acls;
+	int tpg;
+	enum acl_kind kind;
+};
+
+#define ACL_AT(tpg, kind)	BIT((tpg) * 3 + (kind))
+
+static const struct setup_case setup_cases[] = {
+	{ "guid-wwn-first", ACL_AT(1, ACL_ADDR) | ACL_AT(2, ACL_ADDR),
+	  1, ACL_ADDR },
+	{ "disabled-tpg-skipped", ACL_AT(0, ACL_ADDR) | ACL_AT(2, ACL_HEX),
+	  2, ACL_HEX },
+	{ "address-before-port-id",
+	  ACL_AT(2, ACL_HEX) | ACL_AT(2, ACL_BARE) | ACL_AT(2, ACL_ADDR),
+	  2, ACL_ADDR },
+	{ "0x-before-bare", ACL_AT(2, ACL_BARE) | ACL_AT(2, ACL_HEX),
+	  2, ACL_HEX },
+	{ "bare", ACL_AT(3, ACL_BARE), 3, ACL_BARE },
+	{ "tpg-before-name", ACL_AT(2, ACL_BARE) | ACL_AT(3, ACL_ADDR),
+	  2, ACL_BARE },
+	{ "no-port-id-on-guid-wwn", ACL_AT(1, ACL_HEX) | ACL_AT(1, ACL_BARE),
+	  -1 },
+	{ "only-disabled", ACL_AT(0, ACL_ADDR), -1 },
+	{ "no-acl", 0, -1 },
+};
+
+static void setup_case_desc(const struct setup_case *c, char *desc)
+{
+	strscpy(desc, c->label, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(setup, setup_cases, setup_case_desc);
+
+/* A WWN of @sport with no TPGs. */
+static struct srpt_port_id *setup_wwn(struct kunit *test,
+				      struct srpt_port *sport, bool gid_form)
+{
+	struct srpt_port_id *id = kunit_kzalloc(test, sizeof(*id), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, id);
+	mutex_init(&id->mutex);
+	INIT_LIST_HEAD(&id->tpg_list);
+	id->sport = sport;
+	id->gid_form = gid_form;
+	return id;
+}
+
+/* A TPG under @id as LIO sets it up, ready for target_setup_session(). */
+static struct srpt_tpg *setup_tpg(struct kunit *test, struct srpt_port_id *id,
+				  bool enabled)
+{
+	struct srpt_tpg *stpg = kunit_kzalloc(test, sizeof(*stpg), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, stpg);
+	stpg->port_id = id;
+	stpg->enabled = enabled;
+	stpg->tpg.se_tpg_tfo = &srpt_template;
+	mutex_init(&stpg->tpg.acl_node_mutex);
+	INIT_LIST_HEAD(&stpg->tpg.acl_node_list);
+	spin_lock_init(&stpg->tpg.session_lock);
+	INIT_LIST_HEAD(&stpg->tpg.tpg_sess_list);
+	list_add_tail(&stpg->entry, &id->tpg_list);
+	return stpg;
+}
+
+/*
+ * The first ACL that matches wins, looking at the TPGs of the GUID-form
+ * WWN and then of the GID-form WWN, enabled ones only, in each TPG first
+ * for the connection's name and then, under a GID-form WWN only, for the
+ * port ID with "0x" and without. The session gets that ACL and name.
+ */
+static void srpt_test_setup_session_acl_order(struct kunit *test)
+{
+	const struct setup_case *c = test->param_value;
+	struct srpt_rdma_ch *ch = test_ch(test);
+	struct srpt_port *sport = ch->sport;
+	u8 i_port_id[16];
+	struct srpt_tpg *tpg[4];
+	struct se_node_acl *acl;
+	int t, k, ret;
+
+	KUNIT_ASSERT_EQ(test, hex2bin(i_port_id, SETUP_HEX + 2, 16), 0);
+	sport->guid_id = setup_wwn(test, sport, false);
+	sport->gid_id = setup_wwn(test, sport, true);
+	tpg[0] = setup_tpg(test, sport->guid_id, false);
+	tpg[1] = setup_tpg(test, sport->guid_id, true);
+	tpg[2] = setup_tpg(test, sport->gid_id, true);
+	tpg[3] = setup_tpg(test, sport->gid_id, true);
+	for (t = 0; t < ARRAY_SIZE(tpg); t++) {
+		for (k = ACL_ADDR; k <= ACL_BARE; k++) {
+			if (!(c->acls & ACL_AT(t, k)))
+				continue;
+			acl = add_acl(test, &tpg[t]->tpg, acl_kind_name[k]);
+			kref_init(&acl->acl_kref);
+			spin_lock_init(&acl->nacl_sess_lock);
+			INIT_LIST_HEAD(&acl->acl_sess_list);
+		}
+	}
+	strscpy(ch->sess_name, SETUP_ADDR, sizeof(ch->sess_name));
+
+	ret = srpt_setup_session(ch, i_port_id);
+	if (c->tpg < 0) {
+		KUNIT_EXPECT_EQ(test, ret, -EACCES);
+		KUNIT_EXPECT_NULL(test, ch->sess);
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_NOT_NULL(test, ch->sess);
+	KUNIT_EXPECT_PTR_EQ(test, ch->sess->se_tpg, &tpg[c->tpg]->tpg);
+	KUNIT_EXPECT_STREQ(test, ch->sess->se_node_acl->initiatorname,
+			   acl_kind_name[c->kind]);
+	KUNIT_EXPECT_STREQ(test, ch->sess_name, acl_kind_name[c->kind]);
+	KUNIT_EXPECT_PTR_EQ(test, ch->sess->fabric_sess_ptr, (void *)ch);
+	target_remove_session(ch->sess);
+}
+
+/* ---- SRP_RSP of a SCSI command: srpt_build_cmd_rsp() ---- */
+
+/**
+ * struct cmd_rsp_case - one srpt_build_cmd_rsp() input and its response
+ * @label: row name in the test report
+ * @status: SCSI status
+ * @dir: data direction of the command
+ * @flags: SCF_UNDERFLOW_BIT or SCF_OVERFLOW_BIT, or 0
+ * @sense_len: sense bytes LIO has for the command
+ * @max_ti: the channel's max_ti_iu_len
+ * @max_rsp: the channel's max_rsp_size
+ * @rsp_flags: the expected flags byte
+ * @do_res: the expected DATA-OUT RESIDUAL COUNT
+ * @di_res: the expected DATA-IN RESIDUAL COUNT
+ * @sense: the expected SENSE DATA LIST LENGTH
+ */
+struct cmd_rsp_case {
+	const char *label;
+	u8 status;
+	enum dma_data_direction dir;
+	u32 flags;
+	u16 sense_len;
+	u32 max_ti;
+	u32 max_rsp;
+	u8 rsp_flags;
+	u32 do_res;
+	u32 di_res;
+	u32 sense;
+};
+
+#define RSP_HDR		((u32)sizeof(struct srp_rsp))	/* 36 */
+#define RESID		0x12345
+
+static const struct cmd_rsp_case cmd_rsp_cases[] = {
+	{ "good", SAM_STAT_GOOD, DMA_FROM_DEVICE, 0, 0, 256, 256 },
+	{ "read-underflow", SAM_STAT_GOOD, DMA_FROM_DEVICE, SCF_UNDERFLOW_BIT,
+	  0, 256, 256, SRP_RSP_FLAG_DIUNDER, 0, RESID },
+	{ "read-overflow", SAM_STAT_GOOD, DMA_FROM_DEVICE, SCF_OVERFLOW_BIT,
+	  0, 256, 256, SRP_RSP_FLAG_DIOVER, 0, RESID },
+	{ "write-underflow", SAM_STAT_GOOD, DMA_TO_DEVICE, SCF_UNDERFLOW_BIT,
+	  0, 256, 256, SRP_RSP_FLAG_DOUNDER, RESID },
+	{ "write-overflow", SAM_STAT_GOOD, DMA_TO_DEVICE, SCF_OVERFLOW_BIT,
+	  0, 256, 256, SRP_RSP_FLAG_DOOVER, RESID },
+	{ "no-data-no-residual", SAM_STAT_GOOD, DMA_NONE, SCF_UNDERFLOW_BIT,
+	  0, 256, 256 },
+	{ "sense", SAM_STAT_CHECK_CONDITION, DMA_NONE, 0, 18, 256, 256,
+	  SRP_RSP_FLAG_SNSVALID, 0, 0, 18 },
+	{ "sense-and-residual", SAM_STAT_CHECK_CONDITION, DMA_FROM_DEVICE,
+	  SCF_UNDERFLOW_BIT, 18, 256, 256,
+	  SRP_RSP_FLAG_SNSVALID | SRP_RSP_FLAG_DIUNDER, 0, RESID, 18 },
+	{ "sense-cut-to-ti-iu-len", SAM_STAT_CHECK_CONDITION, DMA_NONE, 0, 18,
+	  RSP_HDR + 10, 256, SRP_RSP_FLAG_SNSVALID, 0, 0, 10 },
+	{ "sense-cut-to-rsp-size", SAM_STAT_CHECK_CONDITION, DMA_NONE, 0, 18,
+	  256, RSP_HDR + 8, SRP_RSP_FLAG_SNSVALID, 0, 0, 8 },
+	{ "sense-cut-to-sense-buffer", SAM_STAT_CHECK_CONDITION, DMA_NONE, 0,
+	  TRANSPORT_SENSE_BUFFER + 4, 512, 512, SRP_RSP_FLAG_SNSVALID, 0, 0,
+	  TRANSPORT_SENSE_BUFFER },
+	{ "no-sense-with-good", SAM_STAT_GOOD, DMA_NONE, 0, 18, 256, 256 },
+	{ "check-condition-without-sense", SAM_STAT_CHECK_CONDITION, DMA_NONE,
+	  0, 0, 256, 256 },
+};
+
+static void cmd_rsp_case_desc(const struct cmd_rsp_case *c, char *desc)
+{
+	strscpy(desc, c->label, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(cmd_rsp, cmd_rsp_cases, cmd_rsp_case_desc);
+
+/*
+ * The SRP_RSP byte for byte: the credits taken, the tag, the status, the
+ * residual count of the command's direction with its flag, and as much
+ * sense data as the initiator's IU size, our response buffers and LIO's
+ * sense buffer allow. Every other byte is zero, and no byte after the
+ * returned length is written.
+ */
+static void srpt_test_build_cmd_rsp(struct kunit *test)
+{
+	const struct cmd_rsp_case *c = test->param_value;
+	struct srpt_rdma_ch *ch = test_ch(test);
+	struct srpt_send_ioctx *ioctx;
+	struct se_cmd *cmd;
+	u8 *buf, *sense, *want;
+	u64 tag = 0x8877665544332211ULL;
+	int i, len;
+
+	ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
+	buf = kunit_kmalloc(test, 1024, GFP_KERNEL);
+	sense = kunit_kmalloc(test, TRANSPORT_SENSE_BUFFER + 4, GFP_KERNEL);
+	want = kunit_kzalloc(test, 1024, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ioctx);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_NOT_NULL(test, sense);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	memset(buf, 0xa5, 1024);
+	for (i = 0; i < TRANSPORT_SENSE_BUFFER + 4; i++)
+		sense[i] = 0x40 + i;
+	ioctx->ioctx.buf = buf;
+	ioctx->ch = ch;
+	cmd = &ioctx->cmd;
+	cmd->data_direction = c->dir;
+	cmd->se_cmd_flags = c->flags;
+	cmd->residual_count = c->flags ? RESID : 0;
+	cmd->sense_buffer = sense;
+	cmd->scsi_sense_length = c->sense_len;
+	ch->max_ti_iu_len = c->max_ti;
+	ch->max_rsp_size = c->max_rsp;
+	atomic_set(&ch->req_lim_delta, 5);
+
+	len = srpt_build_cmd_rsp(ch, ioctx, tag, c->status);
+
+	KUNIT_EXPECT_EQ(test, len, (int)(RSP_HDR + c->sense));
+	want[0] = SRP_RSP;
+	put_unaligned_be32(5, &want[4]);
+	memcpy(&want[8], &tag, 8);
+	want[18] = c->rsp_flags;
+	want[19] = c->status;
+	put_unaligned_be32(c->do_res, &want[20]);
+	put_unaligned_be32(c->di_res, &want[24]);
+	put_unaligned_be32(c->sense, &want[28]);
+	memcpy(&want[RSP_HDR], sense, c->sense);
+	KUNIT_EXPECT_MEMEQ(test, buf, want, RSP_HDR + c->sense);
+	for (i = RSP_HDR + c->sense; i < 1024; i++)
+		if (buf[i] != 0xa5)
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, 1024, "byte %d after the response written",
+			    i);
+	/* The credits went out with this response. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->req_lim_delta), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->cred_sent), 5);
+}
+
 /* Suite ib_srpt_mad: device-management MADs (the srp_daemon side). */
 static struct kunit_case srpt_mad_test_cases[] = {
 	KUNIT_CASE(srpt_test_class_port_info),
@@ -3280,6 +3593,8 @@ static struct kunit_case srpt_login_test_cases[] = {
 	KUNIT_CASE(srpt_test_login_rej_text),
 	KUNIT_CASE(srpt_test_login_port_num),
 	KUNIT_CASE_PARAM(srpt_test_login_rsp_iu_lens, login_it_len_gen_params),
+	KUNIT_CASE(srpt_test_build_login_rsp),
+	KUNIT_CASE_PARAM(srpt_test_setup_session_acl_order, setup_gen_params),
 	KUNIT_CASE(srpt_test_count_login_chs),
 	KUNIT_CASE(srpt_test_ch_limit_multi),
 	KUNIT_CASE(srpt_test_ch_limit_single),
@@ -3310,6 +3625,7 @@ static struct kunit_case srpt_cmd_test_cases[] = {
 	KUNIT_CASE_PARAM(srpt_test_cmd_bidirectional, bidi_buf_fmt_gen_params),
 	KUNIT_CASE_PARAM(srpt_test_cmd_unknown_format,
 			 unknown_cmd_buf_fmt_gen_params),
+	KUNIT_CASE_PARAM(srpt_test_build_cmd_rsp, cmd_rsp_gen_params),
 	KUNIT_CASE(srpt_test_cmd_indirect_out),
 	KUNIT_CASE(srpt_test_cmd_indirect_in),
 	KUNIT_CASE(srpt_test_cmd_indirect_one),
@@ -3964,9 +4280,152 @@ static void srpt_test_login_end_without_close(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(srpt_test_kfree, kfree, const void *);
+
+/*
+ * A login's channel as srpt_join_nexus() gets it: a fake channel with a
+ * LIO session of ACL @acl in TPG @stpg, and a spare nexus for @req.
+ */
+static struct srpt_rdma_ch *join_ch(struct kunit *test,
+				    struct srpt_tpg *stpg,
+				    struct se_node_acl *acl)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	struct se_session *sess = kunit_kzalloc(test, sizeof(*sess),
+						GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, sess);
+	sess->se_tpg = &stpg->tpg;
+	sess->se_node_acl = acl;
+	ch->sess = sess;
+	return ch;
+}
+
+/* srpt_join_nexus() of @ch for @req with a new spare nexus. */
+static int join(struct kunit *test, struct srpt_rdma_ch *ch,
+		const struct srp_login_req *req)
+{
+	struct srpt_nexus *spare = srpt_new_nexus(req);
+	int flags;
+
+	KUNIT_ASSERT_NOT_NULL(test, spare);
+	flags = srpt_join_nexus(ch, req, spare);
+	/* A spare that was not used is freed; the test frees a used one. */
+	if (ch->nexus == spare) {
+		int ret = kunit_add_action_or_reset(test, srpt_test_kfree,
+						    spare);
+
+		KUNIT_ASSERT_EQ(test, ret, 0);
+	}
+	return flags;
+}
+
+/*
+ * MULTI logins of one I_T nexus share it (channel IDs 0, 1, ...) and keep
+ * its channels (MAINTAINED); another initiator port ID gets a nexus of its
+ * own. A SINGLE login closes the other channels of its nexus (TERMINATED),
+ * or finds none open (NO CHANNEL). Each channel joined is counted on its
+ * port, its receive mode and its TPG, and takes its ACL from its session.
+ */
+static void srpt_test_join_nexus(struct kunit *test)
+{
+	struct srpt_port *sport = test_ch_sport(test);
+	struct srpt_tpg *stpg = kunit_kzalloc(test, sizeof(*stpg), GFP_KERNEL);
+	struct se_node_acl *acl = kunit_kzalloc(test, sizeof(*acl), GFP_KERNEL);
+	struct srp_login_req *multi = login_ext(test, 1, true);
+	struct srp_login_req *single = login_ext(test, 1, false);
+	struct srp_login_req *other = login_ext(test, 2, true);
+	struct srpt_rdma_ch *a, *b, *c, *d, *e;
+
+	KUNIT_ASSERT_NOT_NULL(test, stpg);
+	KUNIT_ASSERT_NOT_NULL(test, acl);
+
+	a = join_ch(test, stpg, acl);
+	KUNIT_EXPECT_EQ(test, join(test, a, multi),
+			SRP_LOGIN_RSP_MULTICHAN_MAINTAINED);
+	KUNIT_ASSERT_NOT_NULL(test, a->nexus);
+	KUNIT_EXPECT_EQ(test, a->cid, 0);
+	KUNIT_EXPECT_PTR_EQ(test, a->nacl, acl);
+	KUNIT_EXPECT_PTR_EQ(test, a->stpg, stpg);
+	KUNIT_EXPECT_NE(test, a->login_time, 0);
+	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&sport->nexus_list,
+						   struct srpt_nexus, entry),
+			    a->nexus);
+	KUNIT_EXPECT_MEMEQ(test, a->nexus->i_port_id,
+			   multi->initiator_port_id, 16);
+
+	b = join_ch(test, stpg, acl);
+	KUNIT_EXPECT_EQ(test, join(test, b, multi),
+			SRP_LOGIN_RSP_MULTICHAN_MAINTAINED);
+	KUNIT_EXPECT_PTR_EQ(test, b->nexus, a->nexus);
+	KUNIT_EXPECT_EQ(test, b->cid, 1);
+	KUNIT_EXPECT_PTR_EQ(test, list_last_entry(&a->nexus->ch_list,
+						  struct srpt_rdma_ch, list), b);
+	KUNIT_EXPECT_EQ(test, a->state, CH_LIVE);
+
+	c = join_ch(test, stpg, acl);
+	KUNIT_EXPECT_EQ(test, join(test, c, other),
+			SRP_LOGIN_RSP_MULTICHAN_MAINTAINED);
+	KUNIT_EXPECT_PTR_NE(test, c->nexus, a->nexus);
+	KUNIT_EXPECT_EQ(test, c->cid, 0);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&sport->nexus_list), 2);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&sport->refcount), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sport->mode_chs[1]), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sport->mode_chs[0]), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&stpg->nr_ch), 3);
+
+	/* SINGLE: a and b are closed, c of the other nexus is not. */
+	d = join_ch(test, stpg, acl);
+	KUNIT_EXPECT_EQ(test, join(test, d, single),
+			SRP_LOGIN_RSP_MULTICHAN_TERMINATED);
+	KUNIT_EXPECT_PTR_EQ(test, d->nexus, a->nexus);
+	KUNIT_EXPECT_EQ(test, d->cid, 2);
+	KUNIT_EXPECT_GE(test, a->state, CH_DISCONNECTING);
+	KUNIT_EXPECT_GE(test, b->state, CH_DISCONNECTING);
+	KUNIT_EXPECT_EQ(test, c->state, CH_LIVE);
+	KUNIT_EXPECT_EQ(test, d->state, CH_LIVE);
+
+	/*
+	 * SINGLE again: a and b are closing already and d is the new login's
+	 * own nexus partner, which it closes.
+	 */
+	e = join_ch(test, stpg, acl);
+	KUNIT_EXPECT_EQ(test, join(test, e, single),
+			SRP_LOGIN_RSP_MULTICHAN_TERMINATED);
+	KUNIT_EXPECT_GE(test, d->state, CH_DISCONNECTING);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sport->refcount), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&stpg->nr_ch), 5);
+}
+
+/* A SINGLE login into a nexus with no open channel: NO CHANNEL. */
+static void srpt_test_join_nexus_single_alone(struct kunit *test)
+{
+	struct srpt_port *sport = test_ch_sport(test);
+	struct srpt_tpg *stpg = kunit_kzalloc(test, sizeof(*stpg), GFP_KERNEL);
+	struct se_node_acl *acl = kunit_kzalloc(test, sizeof(*acl), GFP_KERNEL);
+	struct srp_login_req *single = login_ext(test, 1, false);
+	struct srpt_rdma_ch *a, *b;
+
+	KUNIT_ASSERT_NOT_NULL(test, stpg);
+	KUNIT_ASSERT_NOT_NULL(test, acl);
+	a = join_ch(test, stpg, acl);
+	KUNIT_EXPECT_EQ(test, join(test, a, single),
+			SRP_LOGIN_RSP_MULTICHAN_NO_CHAN);
+	KUNIT_EXPECT_EQ(test, list_count_nodes(&sport->nexus_list), 1);
+	/* Its only partner is closing already: nothing is terminated. */
+	KUNIT_EXPECT_TRUE(test, srpt_close_ch(a, "kunit"));
+	b = join_ch(test, stpg, acl);
+	KUNIT_EXPECT_EQ(test, join(test, b, single),
+			SRP_LOGIN_RSP_MULTICHAN_NO_CHAN);
+	KUNIT_EXPECT_PTR_EQ(test, b->nexus, a->nexus);
+}
+
 static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_close_during_login),
 	KUNIT_CASE(srpt_test_login_end_without_close),
+	KUNIT_CASE(srpt_test_join_nexus),
+	KUNIT_CASE(srpt_test_join_nexus_single_alone),
 	KUNIT_CASE_PARAM(srpt_test_iu_uses_credit, iu_credit_gen_params),
 	KUNIT_CASE(srpt_test_credit_use_login_grant),
 	KUNIT_CASE(srpt_test_credit_use_after_delta),
