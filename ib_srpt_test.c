@@ -885,12 +885,7 @@ static const struct port_id_case port_id_cases[] = {
 	{ "leading-space", " 0x1234", -EINVAL },
 };
 
-static void port_id_case_desc(const struct port_id_case *c, char *desc)
-{
-	strscpy(desc, c->label, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(port_id, port_id_cases, port_id_case_desc);
+KUNIT_ARRAY_PARAM_DESC(port_id, port_id_cases, label);
 
 static void srpt_test_port_id(struct kunit *test)
 {
@@ -948,12 +943,7 @@ static const struct guid_case guid_cases[] = {
 	{ "dashes", "0002-c903-00a1-b2c3", -EINVAL },
 };
 
-static void guid_case_desc(const struct guid_case *c, char *desc)
-{
-	strscpy(desc, c->label, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(guid, guid_cases, guid_case_desc);
+KUNIT_ARRAY_PARAM_DESC(guid, guid_cases, label);
 
 static void srpt_test_guid(struct kunit *test)
 {
@@ -1037,12 +1027,7 @@ static const struct acl_case acl_cases[] = {
 	{ "port-id-too-long", "0x00112233445566778899aabbccddeeff00", -EINVAL },
 };
 
-static void acl_case_desc(const struct acl_case *c, char *desc)
-{
-	strscpy(desc, c->label, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(acl, acl_cases, acl_case_desc);
+KUNIT_ARRAY_PARAM_DESC(acl, acl_cases, label);
 
 static void srpt_test_acl_name(struct kunit *test)
 {
@@ -1101,7 +1086,7 @@ static const struct acl_case acl_init_cases[] = {
 	{ "invalid", "not-an-initiator", -EINVAL },
 };
 
-KUNIT_ARRAY_PARAM(acl_init, acl_init_cases, acl_case_desc);
+KUNIT_ARRAY_PARAM_DESC(acl_init, acl_init_cases, label);
 
 static void srpt_test_acl_init_normalises(struct kunit *test)
 {
@@ -1195,12 +1180,7 @@ static const struct pr_acl_case pr_acl_cases[] = {
 	{ "0x", true },
 };
 
-static void pr_acl_case_desc(const struct pr_acl_case *c, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
-}
-
-KUNIT_ARRAY_PARAM(pr_acl, pr_acl_cases, pr_acl_case_desc);
+KUNIT_ARRAY_PARAM_DESC(pr_acl, pr_acl_cases, name);
 
 static void srpt_test_pr_acl(struct kunit *test)
 {
@@ -1222,18 +1202,13 @@ struct opcode_case {
 
 #define OPCODE(op)	{ #op, op }
 
-static void opcode_case_desc(const struct opcode_case *c, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
-}
-
 /* Only persistent reservations are refused, whatever the ACL's name. */
 static const struct opcode_case pr_other_cases[] = {
 	OPCODE(READ_10), OPCODE(WRITE_10), OPCODE(INQUIRY), OPCODE(RESERVE),
 	OPCODE(RELEASE), OPCODE(REPORT_LUNS),
 };
 
-KUNIT_ARRAY_PARAM(pr_other, pr_other_cases, opcode_case_desc);
+KUNIT_ARRAY_PARAM_DESC(pr_other, pr_other_cases, name);
 
 static void srpt_test_pr_other_commands(struct kunit *test)
 {
@@ -1479,7 +1454,7 @@ static const struct opcode_case login_bad_opcodes[] = {
 	OPCODE(SRP_I_LOGOUT), OPCODE(SRP_LOGIN_REJ), { "0xff", 0xff },
 };
 
-KUNIT_ARRAY_PARAM(login_opcode, login_bad_opcodes, opcode_case_desc);
+KUNIT_ARRAY_PARAM_DESC(login_opcode, login_bad_opcodes, name);
 
 static void srpt_test_login_opcode(struct kunit *test)
 {
@@ -2209,12 +2184,7 @@ static const struct cdb_dir_case cdb_dir_cases[] = {
 	CDB_DIR(RESERVE, DMA_NONE), CDB_DIR(RELEASE, DMA_NONE),
 };
 
-static void cdb_dir_case_desc(const struct cdb_dir_case *c, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
-}
-
-KUNIT_ARRAY_PARAM(cdb_dir, cdb_dir_cases, cdb_dir_case_desc);
+KUNIT_ARRAY_PARAM_DESC(cdb_dir, cdb_dir_cases, name);
 
 static void srpt_test_cdb_data_dir_table(struct kunit *test)
 {
@@ -3267,12 +3237,7 @@ static const struct setup_case setup_cases[] = {
 	{ "no-acl", 0, -1 },
 };
 
-static void setup_case_desc(const struct setup_case *c, char *desc)
-{
-	strscpy(desc, c->label, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(setup, setup_cases, setup_case_desc);
+KUNIT_ARRAY_PARAM_DESC(setup, setup_cases, label);
 
 /* A WWN of @sport with no TPGs. */
 static struct srpt_port_id *setup_wwn(struct kunit *test,
@@ -3419,12 +3384,7 @@ static const struct cmd_rsp_case cmd_rsp_cases[] = {
 	  0, 0, 256, 256 },
 };
 
-static void cmd_rsp_case_desc(const struct cmd_rsp_case *c, char *desc)
-{
-	strscpy(desc, c->label, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(cmd_rsp, cmd_rsp_cases, cmd_rsp_case_desc);
+KUNIT_ARRAY_PARAM_DESC(cmd_rsp, cmd_rsp_cases, label);
 
 /*
  * The SRP_RSP byte for byte: the credits taken, the tag, the status, the
@@ -3914,12 +3874,7 @@ static const struct iu_credit_case iu_credit_cases[] = {
 	{ "SRP_AER_RSP", SRP_AER_RSP, false },
 };
 
-static void iu_credit_case_desc(const struct iu_credit_case *c, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
-}
-
-KUNIT_ARRAY_PARAM(iu_credit, iu_credit_cases, iu_credit_case_desc);
+KUNIT_ARRAY_PARAM_DESC(iu_credit, iu_credit_cases, name);
 
 static void srpt_test_iu_uses_credit(struct kunit *test)
 {
