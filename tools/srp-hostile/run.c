@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "hostile.h"
+#include "ibcm.h"
 #include "run.h"
 
 struct cfg g_cfg;
@@ -476,6 +477,7 @@ static void run_login_opts(struct login_opts *o)
 	snprintf(o->dst, sizeof(o->dst), "%s", g_cfg.dst);
 	snprintf(o->src, sizeof(o->src), "%s", g_cfg.src);
 	o->port = g_cfg.port;
+	o->service_id = g_cfg.guid;
 	o->login.iu_len = g_cfg.max_req;
 	memcpy(o->login.init_id, g_cfg.init_id, 16);
 	memcpy(o->login.tgt_id, g_cfg.tgt_id, 16);
@@ -521,6 +523,9 @@ static int login_numbers(struct rt *r, struct kvs *k, struct login_step *ls)
 	LNUM("repost", o->repost);
 	LNUM("autocred", o->auto_cred);
 	LNUM("port", o->port);
+	LNUM("cm_tmo", o->cm_tmo);
+	LNUM("cm_retries", o->cm_retries);
+	LNUM("sid", o->service_id);
 	LNUM("count", ls->count);
 	LNUM("tmo", ls->tmo);
 	LNUM("id_step", ls->id_step);
@@ -586,6 +591,7 @@ static int login_parse(struct rt *r, char **tok, int n, struct login_step *ls)
 	s = kv_get(&k, "want");
 	ls->want = s ? s : "ok";
 	ls->nowait = kv_has(&k, "nowait");
+	o->nortu = kv_has(&k, "nortu");
 	if (login_pokes(r, &k, o))
 		return -1;
 	return kv_unused(&k, r->err, sizeof(r->err));
@@ -1809,9 +1815,13 @@ static void usage(void)
 {
 	fprintf(stderr,
 "usage: srp-hostile [options] CASEFILE [CASE-GLOB...]\n"
-"  -d ADDR     target IP address (required)\n"
+"  -d ADDR     target IP address (required); with -T ibcm its GID, or an IPv4\n"
+"              address for its IPv4-mapped GID\n"
 "  -p PORT     target RDMA/CM port (default 5555)\n"
-"  -s ADDR     source IP address\n"
+"  -s ADDR     source IP address (-T ibcm: source GID or IPv4 address)\n"
+"  -T KIND     transport: rdmacm (default) or ibcm (CM MADs through libibumad;\n"
+"              the kernel's ib_cm must not be loaded on this host)\n"
+"  -X          run the IB/CM message self-test and exit\n"
 "  -g GUID     target service GUID (default: /sys/module/ib_srpt/parameters/srpt_service_guid)\n"
 "  -i HEX32    initiator port ID (default 0x0000000000000001000000000000abcd)\n"
 "  -m SIZE     target srp_max_req_size (default: from sysfs, else 8260)\n"
@@ -1872,8 +1882,17 @@ static int parse_args(int argc, char **argv, const char **initid, int *list)
 	g_cfg.health = 1;
 	g_cfg.max_req = 0;
 	snprintf(g_cfg.mode, sizeof(g_cfg.mode), "ring");
-	while ((opt = getopt(argc, argv, "d:p:s:g:i:m:t:n:o:M:SFHklv")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:g:i:m:t:n:o:M:T:XSFHklv")) != -1) {
 		switch (opt) {
+		case 'T':
+			if (!strcmp(optarg, "ibcm"))
+				g_transport = TR_IBCM;
+			else if (!strcmp(optarg, "rdmacm"))
+				g_transport = TR_RDMACM;
+			else
+				usage();
+			break;
+		case 'X': exit(cm_selftest());
 		case 'd': snprintf(g_cfg.dst, sizeof(g_cfg.dst), "%s", optarg); break;
 		case 'p': g_cfg.port = atoi(optarg); break;
 		case 's': snprintf(g_cfg.src, sizeof(g_cfg.src), "%s", optarg); break;
