@@ -1625,6 +1625,75 @@ static int step_requires(struct rt *r, char **tok, int n)
 	return 0;
 }
 
+/* the IB/CM counters of C against the wanted ones; 0 when all hold */
+static int icm_check(struct rt *r, struct conn *c, struct kvs *k, char *why, size_t wl)
+{
+	static const char *const keys[] = { "reps_min", "rtus", "dreqs_min", "dreps_min", "rej" };
+	uint64_t want[5];
+	int has[5], got[5], i;
+	struct evalctx x = { 0 };
+
+	got[0] = c->icm.nrep;
+	got[1] = c->icm.nrtu;
+	got[2] = c->icm.ndreq_rcvd;
+	got[3] = c->icm.ndrep_rcvd;
+	got[4] = c->icm.rej_reason;
+	why[0] = 0;
+	for (i = 0; i < 5; i++) {
+		has[i] = kv_num(k, &x, keys[i], &want[i], r->err, sizeof(r->err));
+		if (has[i] < 0)
+			return -2;
+		if (!has[i])
+			continue;
+		if (i == 1 || i == 4 ? (uint64_t)got[i] != want[i] : (uint64_t)got[i] < want[i])
+			snprintf(why + strlen(why), wl - strlen(why), " %s: %d, want %s%llu",
+				 keys[i], got[i], i == 1 || i == 4 ? "" : "at least ",
+				 (unsigned long long)want[i]);
+	}
+	return why[0] ? -1 : 0;
+}
+
+/*
+ * icm [conn=N] [reps_min=N] [rtus=N] [dreqs_min=N] [dreps_min=N] [rej=N]
+ * [ms=N]: wait (up to ms, default the step timeout) until the connection's
+ * IB/CM counters are as wanted: REPs received, RTUs sent, DREQs received,
+ * DREPs received, the reason of the CM REJ received (0: none).
+ */
+static int step_icm(struct rt *r, char **tok, int n)
+{
+	struct evalctx x = { 0 };
+	struct kvs k;
+	struct conn *c;
+	uint64_t ms = g_cfg.tmo, end;
+	char why[512];
+	int ret;
+
+	kv_init(&k, tok, n);
+	c = rt_conn(r, kv_get(&k, "conn"));
+	if (!c) {
+		rt_fail(r, "icm: no such connection");
+		return -1;
+	}
+	if (!c->icm.on) {
+		rt_fail(r, "icm: c%d is not an IB/CM connection (-T ibcm)", c->idx);
+		return -1;
+	}
+	if (kv_num(&k, &x, "ms", &ms, r->err, sizeof(r->err)) < 0)
+		return -1;
+	end = now_ms() + ms;
+	while ((ret = icm_check(r, c, &k, why, sizeof(why))) == -1 && now_ms() < end)
+		pump(5);
+	if (ret == -2)
+		return -1;
+	if (ret == 0 && kv_unused(&k, r->err, sizeof(r->err)))
+		return -1;
+	if (ret) {
+		rt_fail(r, "icm c%d after %llu ms:%s", c->idx, (unsigned long long)ms, why);
+		return -1;
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct rt *r, char **tok, int n);
@@ -1635,6 +1704,7 @@ static const struct {
 	{ "close", step_close }, { "kill", step_kill }, { "destroy", step_destroy },
 	{ "sleep", step_sleep }, { "io", step_io }, { "sh", step_sh },
 	{ "finally", step_finally }, { "requires", step_requires },
+	{ "icm", step_icm },
 };
 
 /* run_step: one line of a case: its step with the arguments */
