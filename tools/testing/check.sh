@@ -15,7 +15,8 @@
 #   scripts    shellcheck on the harness scripts (if installed; under
 #              CI=true a missing shellcheck fails)
 #   harness    tools/testing/harness-selftest.sh: lib.sh's sub_case verdicts
-#              and the CI=true rule, on the host
+#              and the CI=true rule, on the host; srp-hostile -X, the
+#              IB/CM message self-test
 #   in-tree    the sources dropped into drivers/infiniband/ulp/srpt of
 #              linux-source-6.12 with Debian's config, make M=... modules;
 #              then CONFIG_INFINIBAND_SRPT=y: Kconfig must not allow the
@@ -257,9 +258,11 @@ shellcheck_scripts() {
 		shellcheck -s sh -S warning tools/testing/guest/init
 }
 
-# The guest-test helpers give the right verdicts (no guest needed).
+# The guest-test helpers give the right verdicts (no guest needed), and
+# srp-hostile's IB/CM messages have the spec's layout (its self-test).
 harness_selftest() {
-	tools/testing/harness-selftest.sh
+	tools/testing/harness-selftest.sh || return
+	make -s -C tools/srp-hostile && tools/srp-hostile/srp-hostile -X
 }
 
 # The in-tree build works in $CACHE/intree-<release>: src/ is a hard-link
