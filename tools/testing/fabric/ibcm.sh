@@ -83,9 +83,11 @@ wait_for 10 gid_of_ip "$NOACL_IP" || die "no GID for $NOACL_IP on $(fabric_rdma 
 tside() {
 	fabric_on target eval ". $TESTING/lib-ibcm.sh; $(printf '%q ' "$@")"
 }
-fabric_on target test -d /sys/module/ib_srpt >/dev/null 2>&1 ||
+# shellcheck disable=SC2016 # expanded in the target guest
+fabric_on target eval 'test -d "$(fabric_tpg 1)/lun/lun_0"' >/dev/null 2>&1 ||
 	fabric_on target fabric_target_setup >&2 || die "target setup failed"
-read -r TTPG TACL GIDACL < <(tside ibcm_target_prepare "$IIP") || die "target preparation failed"
+read -r TTPG TACL GIDACL < <(tside ibcm_target_prepare "$IIP" "$GIDACL_ID") ||
+	die "target preparation failed"
 [[ -n $GIDACL ]] || die "target preparation printed nothing"
 guid=$(fabric_on target srpt_guid)
 maxreq=$(fabric_on target cat /sys/module/ib_srpt/parameters/srp_max_req_size)
