@@ -225,18 +225,30 @@ fabric_dmesg_since() {
 	dmesg | sed -n "/ib_srpt-test: START $1\$/,\$p"
 }
 
-# fabric_teardown: undo a test in this guest: multipath maps and
+# fabric_teardown_multipath: stop multipathd and remove the multipath
+# devices.
+fabric_teardown_multipath() {
+	local rc=0 pid
+	pid=$(pidof multipathd) || true
+	if [[ -n $pid ]]; then
+		multipathd shutdown >/dev/null 2>&1 || kill "$pid"
+		wait_for 15 test ! -e "/proc/$pid" ||
+			{ echo "multipathd does not stop" >&2; rc=1; }
+	fi
+	if [[ -n $(fabric_mpath_name) ]]; then
+		multipath -F >/dev/null || rc=1
+		[[ -z $(fabric_mpath_name) ]] ||
+			{ echo "multipath device $(fabric_mpath_name) still there" >&2; rc=1; }
+	fi
+	return "$rc"
+}
+
+# fabric_teardown: undo a test in this guest: multipath devices and
 # multipathd, then teardown_all, then links up without netem. Fails like
 # teardown_all.
 fabric_teardown() {
 	local rc=0
-	if pgrep -x multipathd >/dev/null; then
-		multipathd shutdown >/dev/null 2>&1 || pkill -x multipathd
-		wait_for 15 bash -c '! pgrep -x multipathd >/dev/null' || rc=1
-	fi
-	if command -v multipath >/dev/null && [[ -n $(dmsetup ls --target multipath 2>/dev/null | grep -v 'No devices') ]]; then
-		DM_DISABLE_UDEV=1 multipath -F >/dev/null 2>&1 || rc=1
-	fi
+	fabric_teardown_multipath || rc=1
 	teardown_all || rc=1
 	fabric_links_restore
 	return "$rc"
@@ -321,9 +333,17 @@ fabric_mpath_name() {
 	dmsetup ls --target multipath 2>/dev/null | awk '$1 != "No" { print $1; exit }'
 }
 
-# fabric_mpath_active: print the number of paths of the multipath device
-# that are active and whose checker finds them ready.
+# fabric_mpath_active: print the number of paths that are active in the
+# kernel's multipath table and that multipathd's checker finds ready (asks
+# multipathd, which is much cheaper than multipath -ll).
 fabric_mpath_active() {
+	local n
+	n=$(multipathd show paths raw format '%t %T' 2>/dev/null | grep -c '^active ready') || true
+	echo "${n:-0}"
+}
+
+# fabric_mpath_ll_active: the same as multipath -ll shows it.
+fabric_mpath_ll_active() {
 	local n
 	n=$(multipath -ll 2>/dev/null | grep -c 'active ready running') || true
 	echo "${n:-0}"
