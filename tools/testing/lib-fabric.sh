@@ -401,3 +401,87 @@ fabric_wait_target_channels() {
 	wait_for "$limit" _fabric_ch_is ||
 		{ echo "target: ${n:-?} connected channel(s), expected $want" >&2; return 1; }
 }
+
+# fabric_fault [-f] NAME MPDEV DOWN-CMD... -- UP-CMD...: one fault under
+# I/O: fio with verification on the multipath device MPDEV for
+# $SRPT_TEST_FABRIC_FIO_SECS s (default 45); after 5 s DOWN-CMD runs in the
+# target guest; with -f a path must fail (one active path left, within
+# 60 s); $SRPT_TEST_FABRIC_DOWN_SECS s (default 8) later UP-CMD runs there;
+# then both paths must be active again (multipathd's view, then multipath
+# -ll) within 90 s, fio must end without an I/O or verify error and the
+# target must have two channels. Logs fio's summary (stall_ms: its longest
+# completion latency, the stall a failover caused), the seconds until the
+# path failed and until it was active again after UP-CMD, and appends them
+# to $(test_out_dir)/stalls.txt. Initiator side, in a sub_case.
+fabric_fault() {
+	local need_fail=0 name mp pid t0 t_fail=- t_back rc=0 sum outd
+	local secs=${SRPT_TEST_FABRIC_FIO_SECS:-45} down_secs=${SRPT_TEST_FABRIC_DOWN_SECS:-8}
+	local -a down=() up=()
+	[[ $1 == -f ]] && { need_fail=1; shift; }
+	name=$1 mp=$2
+	shift 2
+	while [[ $1 != -- ]]; do down+=("$1"); shift; done
+	shift
+	up=("$@")
+	outd=$(test_out_dir)
+	fabric_fio_verify "$mp" "$secs" "$outd/fio-$name.json" >"$outd/fio-$name.err" 2>&1 &
+	pid=$!
+	sleep 5
+	kill -0 "$pid" || { echo "$name: fio ended early: $(tail -n 5 "$outd/fio-$name.err")" >&2; return 1; }
+	t0=$SECONDS
+	log "$name: ${down[*]}"
+	fabric_on target "${down[@]}" >&2 || rc=1
+	if ((need_fail)); then
+		if wait_for 60 fabric_mpath_has 1; then
+			t_fail=$((SECONDS - t0))
+			log "$name: path failed after ${t_fail}s"
+		else
+			echo "$name: no path failed (active paths: $(fabric_mpath_active))" >&2
+			rc=1
+		fi
+	fi
+	sleep "$down_secs"
+	log "$name: ${up[*]}"
+	fabric_on target "${up[@]}" >&2 || rc=1
+	t0=$SECONDS
+	wait_for 90 fabric_mpath_has 2 ||
+		{ echo "$name: not reinstated (active paths: $(fabric_mpath_active))" >&2; rc=1; }
+	t_back=$((SECONDS - t0))
+	multipath -ll >&2 || true
+	[[ $(fabric_mpath_ll_active) == 2 ]] ||
+		{ echo "$name: multipath -ll does not show two active paths" >&2; rc=1; }
+	wait "$pid" || { echo "$name: fio failed: $(tail -n 5 "$outd/fio-$name.err")" >&2; rc=1; }
+	sum=$(fabric_fio_summary "$outd/fio-$name.json") || { echo "$name: no fio report" >&2; return 1; }
+	log "$name: $sum; path failed after ${t_fail}s, active again ${t_back}s after the repair"
+	echo "$name $sum fail_s=$t_fail back_s=$t_back" >>"$outd/stalls.txt"
+	[[ $sum == error=0\ * ]] || { echo "$name: fio reported an error" >&2; rc=1; }
+	fabric_wait_target_channels 2 30 || rc=1
+	return "$rc"
+}
+
+# fabric_netem LINK on|off: impair this guest's NIC on LINK with netem
+# (delay 5 ms with 2 ms jitter, 1 % loss, 25 % reordering, 1 % duplicates)
+# or remove the impairment.
+fabric_netem() {
+	local nic
+	nic=$(fabric_nic "$1") || return
+	if [[ $2 == on ]]; then
+		modprobe sch_netem 2>/dev/null || true
+		tc qdisc add dev "$nic" root netem delay 5ms 2ms loss 1% reorder 25% 50% duplicate 1%
+	else
+		tc qdisc del dev "$nic" root
+	fi
+}
+
+# fabric_rdma_del LINK / fabric_rdma_add LINK: remove the soft-RoCE device
+# of LINK, or create it again (port active).
+fabric_rdma_del() {
+	rdma link del "$(fabric_rdma "$1")"
+}
+
+fabric_rdma_add() {
+	local dev
+	dev=$(fabric_rdma "$1")
+	rdma link add "$dev" type rxe netdev "$(fabric_nic "$1")" || return
+	wait_for 20 rdma_port_active "$dev" 1
+}

@@ -16,9 +16,9 @@
 # no channel left.
 #
 # ib_srp's timeouts (lib-fabric.sh fabric_srp_load): reconnect_delay=1,
-# fast_io_fail_tmo=2, dev_loss_tmo=600. SRPT_TEST_FABRIC_FIO_SECS (default
-# 45) is the length of each fio run, SRPT_TEST_FABRIC_DOWN_SECS (default 8)
-# how long each fault lasts.
+# fast_io_fail_tmo=2, dev_loss_tmo=600. SRPT_TEST_FABRIC_FIO_SECS and
+# SRPT_TEST_FABRIC_DOWN_SECS set the length of each fio run and of each
+# fault (see fabric_fault).
 
 # shellcheck disable=SC2317 # the case functions run through sub_case
 set -euo pipefail
@@ -30,8 +30,6 @@ set -euo pipefail
 need_cmd multipathd multipath fio jq
 STATE=$(mktemp -d)
 OUTD=$(test_out_dir)
-FIO_SECS=${SRPT_TEST_FABRIC_FIO_SECS:-45}
-DOWN_SECS=${SRPT_TEST_FABRIC_DOWN_SECS:-8}
 
 case_setup() {
 	local d1 d2 mp
@@ -50,49 +48,9 @@ case_setup() {
 	log "fio before the faults: $(fabric_fio_summary "$OUTD/fio-setup.json")"
 }
 
-# fault NAME DOWN-CMD... -- UP-CMD...: the fault case: fio on the
-# multipath device; after 5 s DOWN-CMD in the target guest; the path must
-# fail; after DOWN_SECS UP-CMD; fio must end cleanly and the path come back.
+# fault NAME DOWN-CMD... -- UP-CMD...: see fabric_fault.
 fault() {
-	local name=$1 mp pid t0 t_fail t_back rc=0 sum
-	local -a down=() up=()
-	shift
-	while [[ $1 != -- ]]; do down+=("$1"); shift; done
-	shift
-	up=("$@")
-	mp=$(cat "$STATE/mp")
-	fabric_fio_verify "$mp" "$FIO_SECS" "$OUTD/fio-$name.json" >"$OUTD/fio-$name.err" 2>&1 &
-	pid=$!
-	sleep 5
-	kill -0 "$pid"
-	t0=$SECONDS
-	log "$name: ${down[*]}"
-	fabric_on target "${down[@]}"
-	wait_for 60 fabric_mpath_has 1 || {
-		echo "$name: the path did not fail (active paths: $(fabric_mpath_active))" >&2
-		rc=1
-	}
-	t_fail=$((SECONDS - t0))
-	log "$name: path failed after ${t_fail}s"
-	sleep "$DOWN_SECS"
-	log "$name: ${up[*]}"
-	fabric_on target "${up[@]}"
-	t0=$SECONDS
-	wait_for 90 fabric_mpath_has 2 || {
-		echo "$name: the path was not reinstated (active paths: $(fabric_mpath_active))" >&2
-		rc=1
-	}
-	t_back=$((SECONDS - t0))
-	multipath -ll >&2 || true
-	[[ $(fabric_mpath_ll_active) == 2 ]] ||
-		{ echo "$name: multipath -ll does not show two active paths" >&2; rc=1; }
-	wait "$pid" || { echo "$name: fio failed: $(tail -n 5 "$OUTD/fio-$name.err")" >&2; rc=1; }
-	sum=$(fabric_fio_summary "$OUTD/fio-$name.json") || { echo "$name: no fio report" >&2; return 1; }
-	log "$name: $sum; path failed after ${t_fail}s, active again ${t_back}s after the repair"
-	echo "$name $sum fail_s=$t_fail back_s=$t_back" >>"$OUTD/stalls.txt"
-	[[ $sum == error=0\ * ]] || { echo "$name: fio reported an error" >&2; rc=1; }
-	fabric_wait_target_channels 2 30 || rc=1
-	return "$rc"
+	fabric_fault -f "$1" "$(cat "$STATE/mp")" "${@:2}"
 }
 
 case_teardown() {
