@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # lib-ibcm.sh - target-side helpers of the IB/CM fabric test
-# (tools/testing/fabric/ibcm.sh). The test runs them in the target guest:
+# (tools/testing/fabric/04-ibcm.sh). The test runs them in the target guest:
 #
 #	fabric_on target eval ". $TESTING/lib-ibcm.sh; FUNCTION ARG..."
 #
@@ -39,39 +39,6 @@ ibcm_target_prepare() {
 	[[ -d $gacl ]] || srpt_add_acl "$gtpg" "0x$2" >/dev/null || return
 	srpt_enable "$gtpg" || return
 	echo "$tpg $acl $gacl"
-}
-
-# ibcm_target_undo INITIATOR_IPV4: remove what ibcm_target_prepare added.
-ibcm_target_undo() {
-	local tpg acl gwwn gtpg d l
-	tpg=$(fabric_tpg 1) || return
-	echo 1 >"$tpg/enable" 2>/dev/null
-	acl=$tpg/acls/$(ibcm_gid_guid_name "$1")
-	if [[ -d $acl ]]; then
-		for l in "$acl"/lun_*; do
-			[[ -d $l ]] || continue
-			rm -f "$l"/lun_* && rmdir "$l"
-		done
-		rmdir "$acl"
-	fi
-	gwwn=$(port_wwn "$(fabric_rdma 1)" 1 gid) || return
-	gtpg=$SRPT_CFS/$gwwn/$gwwn
-	[[ -d $gtpg ]] || return 0
-	echo 0 >"$gtpg/enable"
-	for d in "$gtpg"/acls/*/; do
-		[[ -d $d ]] || continue
-		for l in "$d"lun_*; do
-			[[ -d $l ]] || continue
-			rm -f "$l"/lun_* && rmdir "$l"
-		done
-		rmdir "$d"
-	done
-	for l in "$gtpg"/lun/lun_*; do
-		[[ -d $l ]] || continue
-		rm -f "$l"/* 2>/dev/null
-		rmdir "$l"
-	done
-	rmdir "$gtpg" && rmdir "$SRPT_CFS/$gwwn"
 }
 
 # ibcm_channel_count ACL: print the number of SRP channels that ACL (its

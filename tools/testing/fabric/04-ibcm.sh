@@ -60,8 +60,9 @@ else
 fi
 "$build/srp-hostile" -X >&2 || die "srp-hostile's IB/CM message self-test failed"
 
+fabric_on target -t 180 fabric_target_setup 128 >&2 || die "target setup failed"
 # This guest: soft-RoCE, ib_umad, and no ib_cm (it would own the CM class).
-[[ -e /sys/class/infiniband/$(fabric_rdma 1) ]] || fabric_rdma_setup
+fabric_rdma_setup || die "soft-RoCE setup failed"
 for m in ib_srp ib_iser rpcrdma rdma_ucm rdma_cm iw_cm ib_cm; do
 	[[ -d /sys/module/$m ]] || continue
 	modprobe -r "$m" || die "cannot unload $m (the CM class must be free)"
@@ -83,9 +84,6 @@ wait_for 10 gid_of_ip "$NOACL_IP" || die "no GID for $NOACL_IP on $(fabric_rdma 
 tside() {
 	fabric_on target eval ". $TESTING/lib-ibcm.sh; $(printf '%q ' "$@")"
 }
-# shellcheck disable=SC2016 # expanded in the target guest
-fabric_on target eval 'test -d "$(fabric_tpg 1)/lun/lun_0"' >/dev/null 2>&1 ||
-	fabric_on target fabric_target_setup >&2 || die "target setup failed"
 read -r TTPG TACL GIDACL < <(tside ibcm_target_prepare "$IIP" "$GIDACL_ID") ||
 	die "target preparation failed"
 [[ -n $GIDACL ]] || die "target preparation printed nothing"
@@ -140,7 +138,6 @@ if command -v srp_daemon >/dev/null; then
 	log "port: $(ibv_devinfo -d "$(fabric_rdma 1)" 2>/dev/null | grep -E 'sm_lid|port_lid|link_layer' | tr -s ' \t\n' ' ')"
 fi
 
-tside ibcm_target_undo "$IIP" >&2 || rc=1
 ip addr del "$NOACL_IP/24" dev "$nic" || true
 rm -rf "$build"
 exit "$rc"
