@@ -338,7 +338,7 @@ fabric_mpath_name() {
 # multipathd, which is much cheaper than multipath -ll).
 fabric_mpath_active() {
 	local n
-	n=$(multipathd show paths raw format '%t %T' 2>/dev/null | grep -c '^active ready') || true
+	n=$(multipathd show paths format '%t %T' 2>/dev/null | grep -Ec '^active +ready') || true
 	echo "${n:-0}"
 }
 
