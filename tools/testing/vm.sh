@@ -214,6 +214,7 @@ summarise() {
 	pass=$(grep -c '^PASS' "$out/results.txt" || true)
 	fail=$(grep -c '^FAIL' "$out/results.txt" || true)
 	skip=$(grep -c '^SKIP' "$out/results.txt" || true)
+	grep '^NOTE' "$out/results.txt" >&2 || true
 	if ((fail)); then
 		msg "failures:"
 		grep '^FAIL' "$out/results.txt" >&2
