@@ -338,7 +338,7 @@ fabric_mpath_name() {
 # multipathd, which is much cheaper than multipath -ll).
 fabric_mpath_active() {
 	local n
-	n=$(multipathd show paths raw format '%t %T' 2>/dev/null | grep -c '^active ready') || true
+	n=$(multipathd show paths format '%t %T' 2>/dev/null | grep -Ec '^active +ready') || true
 	echo "${n:-0}"
 }
 
@@ -412,7 +412,8 @@ fabric_wait_target_channels() {
 # target must have two channels. Logs fio's summary (stall_ms: its longest
 # completion latency, the stall a failover caused), the seconds until the
 # path failed and until it was active again after UP-CMD, and appends them
-# to $(test_out_dir)/stalls.txt. Initiator side, in a sub_case.
+# to $(test_out_dir)/stalls.txt and as a NOTE line to $SUBRESULTS (the
+# results show it). Initiator side, in a sub_case.
 fabric_fault() {
 	local need_fail=0 name mp pid t0 t_fail=- t_back rc=0 sum outd
 	local secs=${SRPT_TEST_FABRIC_FIO_SECS:-45} down_secs=${SRPT_TEST_FABRIC_DOWN_SECS:-8}
@@ -454,6 +455,7 @@ fabric_fault() {
 	sum=$(fabric_fio_summary "$outd/fio-$name.json") || { echo "$name: no fio report" >&2; return 1; }
 	log "$name: $sum; path failed after ${t_fail}s, active again ${t_back}s after the repair"
 	echo "$name $sum fail_s=$t_fail back_s=$t_back" >>"$outd/stalls.txt"
+	echo "NOTE $name: $sum fail_s=$t_fail back_s=$t_back" >>"${SUBRESULTS:-/dev/null}"
 	[[ $sum == error=0\ * ]] || { echo "$name: fio reported an error" >&2; rc=1; }
 	fabric_wait_target_channels 2 30 || rc=1
 	return "$rc"

@@ -214,6 +214,7 @@ summarise() {
 	pass=$(grep -c '^PASS' "$out/results.txt" || true)
 	fail=$(grep -c '^FAIL' "$out/results.txt" || true)
 	skip=$(grep -c '^SKIP' "$out/results.txt" || true)
+	grep '^NOTE' "$out/results.txt" >&2 || true
 	if ((fail)); then
 		msg "failures:"
 		grep '^FAIL' "$out/results.txt" >&2
@@ -431,7 +432,7 @@ boot_fabric() {
 	done
 	if ! listening "${port[0]}" || ! listening "${port[1]}"; then
 		kill "$tpid" 2>/dev/null
-		wait "$tpid" 2>/dev/null
+		wait "$tpid" 2>/dev/null || true
 		tail -n 5 "$RUN_DIR/console-target.log" >&2
 		fatal "the target guest's QEMU does not listen on $ports"
 	fi
@@ -445,12 +446,12 @@ boot_fabric() {
 		msg "the target guest did not power off: stopping it"
 		kill "$tpid" 2>/dev/null
 	fi
-	wait "$tpid" 2>/dev/null
+	wait "$tpid" 2>/dev/null || true
 	mkdir -p "$RUN_DIR/out/target"
 	[[ -f $RUN_DIR/out/target/STARTED ]] ||
 		echo "FAIL vm: the target guest's runner did not start; see $RUN_DIR/console-target.log" \
 			>>"$RUN_DIR/out/results.txt"
-	grep -h '^FAIL' "$RUN_DIR/out/target/results.txt" 2>/dev/null |
+	{ grep -h '^FAIL' "$RUN_DIR/out/target/results.txt" 2>/dev/null || true; } |
 		sed 's/^FAIL /FAIL target: /' >>"$RUN_DIR/out/results.txt"
 	return "$rc"
 }

@@ -12,7 +12,8 @@
 #
 # Results go to /ib_srpt/out (the host's run directory):
 #   results.txt       one line per verdict: PASS|FAIL|SKIP <name>[: reason]
-#                     (tests and their sub-cases, the latter named test/case)
+#                     (tests and their sub-cases, the latter named test/case);
+#                     NOTE lines a test wrote to $SUBRESULTS (measurements)
 #   <test>.log        the test's stdout and stderr
 #   <test>.dmesg      kernel messages printed while the test ran
 #   dmesg.log         the whole kernel log
@@ -243,7 +244,7 @@ run_tests() {
 		fi
 		end=$(date +%s)
 		while read -r line; do
-			[[ $line =~ ^(PASS|FAIL|SKIP)[[:space:]]+(.*)$ ]] || continue
+			[[ $line =~ ^(PASS|FAIL|SKIP|NOTE)[[:space:]]+(.*)$ ]] || continue
 			result "${BASH_REMATCH[1]} $name/${BASH_REMATCH[2]}"
 		done <"$sub"
 		result "$verdict $name${reason:+: $reason}"
