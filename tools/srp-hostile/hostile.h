@@ -41,7 +41,7 @@ struct icm {
 	enum icm_state st;
 	uint32_t lcid, rcid;    /* communication IDs: ours, the target's */
 	uint32_t rqpn;          /* the target's QP number */
-	uint32_t psn;           /* our starting PSN */
+	uint32_t psn;           /* our REQ's starting PSN: we receive from it */
 	uint64_t tid;
 	uint8_t mad[256];       /* the REQ or DREQ awaiting its answer */
 	int tries, max_tries, tmo_ms;

@@ -341,7 +341,12 @@ static int qp_connect(struct conn *c, const struct cm_rep_fields *r, char *why, 
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = d->mtu;
 	a.dest_qp_num = r->local_qpn;
-	a.rq_psn = r->starting_psn;
+	/*
+	 * Each side's starting PSN is the one it receives with: the target
+	 * sends from our REQ's, we send from its REP's (as the kernel's CM
+	 * sets up both of its ends).
+	 */
+	a.rq_psn = m->psn;
 	/* the target's RDMA READs from our buffers: what our REQ offered */
 	a.max_dest_rd_atomic = c->cp.responder_resources;
 	a.min_rnr_timer = 12;
@@ -362,7 +367,7 @@ static int qp_connect(struct conn *c, const struct cm_rep_fields *r, char *why, 
 	a.timeout = 18;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
-	a.sq_psn = m->psn;
+	a.sq_psn = r->starting_psn;
 	a.max_rd_atomic = r->resp_res < c->cp.initiator_depth ? r->resp_res :
 			  c->cp.initiator_depth;
 	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
