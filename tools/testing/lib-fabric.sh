@@ -68,7 +68,10 @@ fabric_rdma() {
 fabric_net_setup() {
 	local l nic role
 	role=$(fabric_role)
+	# no udev loads the driver
+	modprobe virtio_net || return
 	for l in "${FABRIC_LINKS[@]}"; do
+		wait_for 20 fabric_nic "$l" >/dev/null 2>&1 || true
 		nic=$(fabric_nic "$l") || return
 		ip addr add "$(fabric_ip "$l" "$role")/24" dev "$nic" || return
 		ip link set "$nic" up || return
