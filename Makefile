@@ -10,6 +10,7 @@
 #   make clean
 #   make check         build checks, KUnit and the QEMU guest tests
 #   make check-debug   only the debug kernel, KUnit in it and its lanes
+#   make check-fabric  the two-guest tests (multipath, failover; not in check)
 #   make demo          boot a guest and serve a LUN over soft-RoCE
 #   make man           section 9 manual pages into build/man/
 #   make bench         benchmarks (tools/bench/run.sh)
@@ -35,7 +36,7 @@ MANDIR ?= build/man
 MAN_FUNCTIONS ?= tools/testing/documented-functions.txt
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_SRPT=m
 
-.PHONY: all modules clean install uninstall deb check check-debug demo man bench
+.PHONY: all modules clean install uninstall deb check check-debug check-fabric demo man bench
 
 all: modules
 
@@ -88,6 +89,9 @@ check:
 
 check-debug:
 	CHECK_DEBUG=full STAGES="debug-kernel kunit debug debug-siw" tools/testing/check.sh
+
+check-fabric:
+	STAGES="build fabric" tools/testing/check.sh
 
 demo:
 	tools/testing/demo.sh

@@ -18,10 +18,12 @@
 #include <arpa/inet.h>
 
 #include "hostile.h"
+#include "ibcm.h"
 
 struct conn g_conns[MAXCONN];
 struct rdma_event_channel *g_ec;
 int g_verbose;
+enum transport g_transport = TR_RDMACM;
 
 #define WR_RECV 1ULL
 #define WR_SEND 2ULL
@@ -111,6 +113,9 @@ int cm_init(void)
 {
 	int fl;
 
+	/* IB/CM needs no rdma_ucm (the initiator guest has none loaded) */
+	if (g_transport == TR_IBCM)
+		return ibcm_init();
 	g_ec = rdma_create_event_channel();
 	if (!g_ec) {
 		perror("rdma_create_event_channel");
@@ -129,7 +134,10 @@ void login_defaults(struct login_opts *o)
 	o->login.flags = SRPW_MULTICHAN_SINGLE;
 	o->login.opcode = SRPW_LOGIN_REQ;
 	o->login.iu_len = 8260;
-	o->pdlen = sizeof(struct srpw_login_req_rdma);
+	/* IB/CM carries the 64-byte SRP_LOGIN_REQ, RDMA/CM its 56-byte form */
+	o->pdlen = g_transport == TR_IBCM ? 64 : (int)sizeof(struct srpw_login_req_rdma);
+	o->cm_tmo = 18;
+	o->cm_retries = 5;
 	o->rnr_retry = 7;
 	o->retry = 7;
 	o->resp_res = -1;
@@ -158,7 +166,7 @@ struct conn *conn_alloc(void)
 	return NULL;
 }
 
-static void ev_push(struct conn *c, enum ev_type t, const uint8_t *data, int len)
+void ev_push(struct conn *c, enum ev_type t, const uint8_t *data, int len)
 {
 	struct ev *e = calloc(1, sizeof(*e)), **pp;
 
@@ -367,13 +375,22 @@ static void poll_conn(struct conn *c)
 	}
 }
 
-/* the answer to the login: SRP_LOGIN_RSP (ESTABLISHED) or SRP_LOGIN_REJ */
-static void take_login_answer(struct conn *c, const struct rdma_cm_event *e)
+/*
+ * conn_take_answer - the SRP answer to a login in the private data PD (LEN
+ * bytes) of the CM message that ended it: REP / ESTABLISHED (ESTABLISHED
+ * set) with an SRP_LOGIN_RSP, or REJ with an SRP_LOGIN_REJ.
+ */
+void conn_take_answer(struct conn *c, int established, const uint8_t *pd, int len)
 {
-	const uint8_t *pd = e->param.conn.private_data;
-	int len = pd ? e->param.conn.private_data_len : 0;
+	struct rdma_cm_event e;
 	struct srp_login_answer a;
-	enum srp_login_kind kind = srp_login_answer(e, &a);
+	enum srp_login_kind kind;
+
+	memset(&e, 0, sizeof(e));
+	e.event = established ? RDMA_CM_EVENT_ESTABLISHED : RDMA_CM_EVENT_REJECTED;
+	e.param.conn.private_data = pd;
+	e.param.conn.private_data_len = pd ? len : 0;
+	kind = srp_login_answer(&e, &a);
 
 	if (kind == SRP_LOGIN_REJECTED) {
 		c->have_rej_iu = 1;
@@ -386,11 +403,20 @@ static void take_login_answer(struct conn *c, const struct rdma_cm_event *e)
 		c->max_ti = a.max_ti;
 		c->lbuf_fmt = a.buf_fmt;
 		c->lflags = a.flags;
-	} else if (e->event == RDMA_CM_EVENT_ESTABLISHED) {
+	} else if (established) {
 		snprintf(c->failwhy, sizeof(c->failwhy),
-			 "ESTABLISHED without SRP_LOGIN_RSP (private data len %d, opcode 0x%02x)",
-			 len, len ? pd[0] : 0);
+			 "%s without SRP_LOGIN_RSP (private data len %d, opcode 0x%02x)",
+			 c->icm.on ? "REP" : "ESTABLISHED", len, len ? pd[0] : 0);
 	}
+}
+
+/* the answer to the login: SRP_LOGIN_RSP (ESTABLISHED) or SRP_LOGIN_REJ */
+static void take_login_answer(struct conn *c, const struct rdma_cm_event *e)
+{
+	const uint8_t *pd = e->param.conn.private_data;
+
+	conn_take_answer(c, e->event == RDMA_CM_EVENT_ESTABLISHED, pd,
+			 pd ? e->param.conn.private_data_len : 0);
 }
 
 static void handle_cm(struct rdma_cm_event *e)
@@ -449,19 +475,23 @@ static void handle_cm(struct rdma_cm_event *e)
 
 void pump(int ms)
 {
-	struct pollfd pfd = { .fd = g_ec->fd, .events = POLLIN };
+	struct pollfd pfd[17];
 	struct rdma_cm_event *e;
-	int i;
+	int i, n = 0;
 
 	for (i = 0; i < MAXCONN; i++)
 		if (g_conns[i].st != CS_FREE)
 			poll_conn(&g_conns[i]);
+	if (g_ec)
+		pfd[n++] = (struct pollfd){ .fd = g_ec->fd, .events = POLLIN };
+	n += ibcm_pollfds(pfd + n, 16);
 	if (ms > 0)
-		poll(&pfd, 1, ms);
-	while (rdma_get_cm_event(g_ec, &e) == 0) {
+		poll(pfd, n, ms);
+	while (g_ec && rdma_get_cm_event(g_ec, &e) == 0) {
 		handle_cm(e);
 		rdma_ack_cm_event(e);
 	}
+	ibcm_pump();
 	for (i = 0; i < MAXCONN; i++)
 		if (g_conns[i].st != CS_FREE)
 			poll_conn(&g_conns[i]);
@@ -545,7 +575,7 @@ static int conn_create_qp(struct conn *c, char *err, size_t errlen)
 }
 
 /* receive, send and data buffers, their MRs, and the posted receives */
-static int conn_setup_buffers(struct conn *c, char *err, size_t errlen)
+int conn_setup_buffers(struct conn *c, char *err, size_t errlen)
 {
 	size_t rlen = (size_t)(c->nrecv > 0 ? c->nrecv : 1) * c->rsz;
 	int i;
@@ -576,7 +606,10 @@ static void conn_login_pdata(struct conn *c, const struct login_opts *o)
 	int i;
 
 	memset(c->pdata, 0, sizeof(c->pdata));
-	srp_login_req_pack((struct srpw_login_req_rdma *)c->pdata, &o->login);
+	if (c->icm.on)
+		srp_login_req_pack_ib(c->pdata, &o->login);
+	else
+		srp_login_req_pack((struct srpw_login_req_rdma *)c->pdata, &o->login);
 	for (i = 0; i < o->npoke; i++)
 		if (o->poke_off[i] >= 0 && o->poke_off[i] < (int)sizeof(c->pdata))
 			c->pdata[o->poke_off[i]] = o->poke_val[i];
@@ -588,7 +621,7 @@ static void conn_set_param(struct conn *c, const struct login_opts *o)
 {
 	struct ibv_device_attr da;
 
-	if (ibv_query_device(c->id->verbs, &da))
+	if (ibv_query_device(conn_verbs(c), &da))
 		memset(&da, 0, sizeof(da));
 	memset(&c->cp, 0, sizeof(c->cp));
 	c->cp.private_data = c->pdlen > 0 ? c->pdata : NULL;
@@ -608,6 +641,23 @@ static void conn_set_param(struct conn *c, const struct login_opts *o)
 int conn_start(struct conn *c, const struct login_opts *o, char *err, size_t errlen)
 {
 	conn_set_sizes(c, o);
+	if (g_transport == TR_IBCM) {
+		/* device, PD, CQ and a QP in INIT; REQ; the REP moves it on */
+		if (ibcm_prepare(c, o, err, errlen)) {
+			c->st = CS_FAIL;
+			return -1;
+		}
+		if (conn_setup_buffers(c, err, errlen))
+			return -1;
+		conn_login_pdata(c, o);
+		conn_set_param(c, o);
+		c->st = CS_CONNECTING;
+		if (ibcm_connect(c, o, err, errlen)) {
+			c->st = CS_FAIL;
+			return -1;
+		}
+		return 0;
+	}
 	if (conn_resolve(c, o, err, errlen) || conn_create_qp(c, err, errlen) ||
 	    conn_setup_buffers(c, err, errlen))
 		return -1;
@@ -635,8 +685,18 @@ int conn_alive(const struct conn *c)
 	return c->st == CS_EST && !c->dead && !c->disc;
 }
 
+/* conn_verbs - the device context of the connection's QP */
+struct ibv_context *conn_verbs(const struct conn *c)
+{
+	return c->icm.on ? ibcm_verbs(c) : c->id->verbs;
+}
+
 void conn_disconnect(struct conn *c)
 {
+	if (c->icm.on) {
+		ibcm_disconnect(c);
+		return;
+	}
 	if (c->id && c->st == CS_EST && !c->disc)
 		rdma_disconnect(c->id);
 }
@@ -662,6 +722,8 @@ void conn_destroy(struct conn *c)
 
 	if (c->st == CS_FREE)
 		return;
+	if (c->icm.on)
+		ibcm_destroy(c);        /* DREQ if connected, QP */
 	if (c->id) {
 		if (c->st == CS_EST && !c->disc)
 			rdma_disconnect(c->id);

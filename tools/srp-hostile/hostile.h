@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <poll.h>
 #include <rdma/rdma_cma.h>
 #include <infiniband/verbs.h>
 
@@ -19,6 +20,39 @@
 #define MAXTAGS   8192
 
 enum ev_type { EV_IU, EV_DISC, EV_DEAD };
+
+/* how logins reach the target (-T) */
+enum transport { TR_RDMACM, TR_IBCM };
+
+/* IB/CM state of a connection (ibcm_conn.c) */
+enum icm_state {
+	ICM_IDLE,               /* not sent yet */
+	ICM_REQ_SENT,           /* waiting for REP or REJ */
+	ICM_EST,                /* REP taken (RTU sent unless nortu) */
+	ICM_DREQ_SENT,          /* waiting for DREP */
+	ICM_DONE,               /* rejected, disconnected or given up */
+};
+
+struct icm {
+	int on;                 /* this connection uses IB/CM */
+	int dev;                /* index in the device table of ibcm_conn.c */
+	int sgid_idx;
+	uint8_t sgid[16], dgid[16];
+	enum icm_state st;
+	uint32_t lcid, rcid;    /* communication IDs: ours, the target's */
+	uint32_t rqpn;          /* the target's QP number */
+	uint32_t psn;           /* our REQ's starting PSN: we receive from it */
+	uint64_t tid;
+	uint8_t mad[256];       /* the REQ or DREQ awaiting its answer */
+	int tries, max_tries, tmo_ms;
+	uint64_t next_ms;
+	int nortu;              /* never send the RTU */
+	int nrtu, nrep;         /* RTUs sent, REPs received */
+	uint8_t rep_resp_res, rep_init_depth;
+	uint16_t rej_reason;    /* CM REJ reason code */
+	int ndreq_rcvd;         /* DREQs the target sent */
+	int ndrep_rcvd;
+};
 
 struct ev {
 	enum ev_type type;
@@ -47,6 +81,11 @@ struct login_opts {
 	int auto_cred;
 	char src[64], dst[64];
 	int port;
+	/* IB/CM only */
+	int nortu;              /* never send the RTU */
+	int cm_tmo;             /* local and remote CM response timeout (4.096 us * 2^N) */
+	int cm_retries;         /* max CM retries */
+	uint64_t service_id;    /* the REQ's service ID: the target's service GUID */
 };
 
 struct conn {
@@ -64,7 +103,7 @@ struct conn {
 	int repost, auto_cred;
 	int posted_recvs;
 	struct rdma_conn_param cp;
-	uint8_t pdata[64];
+	uint8_t pdata[96];
 	int pdlen;
 
 	/* failures */
@@ -89,10 +128,13 @@ struct conn {
 	unsigned long nrsp, ncred, nother, nsent;
 
 	struct ev *evq;
+
+	struct icm icm;
 };
 
 extern struct conn g_conns[MAXCONN];
 extern int g_verbose;
+extern enum transport g_transport;
 extern struct rdma_event_channel *g_ec;
 
 /* util */
@@ -109,6 +151,10 @@ void vlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* conn.c */
 int  cm_init(void);
+void ev_push(struct conn *c, enum ev_type t, const uint8_t *data, int len);
+void conn_take_answer(struct conn *c, int established, const uint8_t *pd, int len);
+int  conn_setup_buffers(struct conn *c, char *err, size_t errlen);
+struct ibv_context *conn_verbs(const struct conn *c);
 void login_defaults(struct login_opts *o);
 struct conn *conn_alloc(void);
 int  conn_start(struct conn *c, const struct login_opts *o, char *err, size_t errlen);
@@ -125,5 +171,16 @@ void ev_free(struct ev *e);
 void tag_add(struct conn *c, uint64_t tag);
 int  tag_del(struct conn *c, uint64_t tag);
 void data_fill(uint8_t *p, size_t n, uint32_t seed, uint64_t lba);
+
+/* ibcm_conn.c */
+int  ibcm_init(void);
+int  ibcm_addr_gid(const char *addr, uint8_t gid[16]);
+int  ibcm_prepare(struct conn *c, const struct login_opts *o, char *err, size_t errlen);
+int  ibcm_connect(struct conn *c, const struct login_opts *o, char *err, size_t errlen);
+void ibcm_disconnect(struct conn *c);
+void ibcm_destroy(struct conn *c);
+struct ibv_context *ibcm_verbs(const struct conn *c);
+int  ibcm_pollfds(struct pollfd *pfd, int max);
+void ibcm_pump(void);
 
 #endif

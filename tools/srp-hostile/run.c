@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "hostile.h"
+#include "ibcm.h"
 #include "run.h"
 
 struct cfg g_cfg;
@@ -476,6 +477,7 @@ static void run_login_opts(struct login_opts *o)
 	snprintf(o->dst, sizeof(o->dst), "%s", g_cfg.dst);
 	snprintf(o->src, sizeof(o->src), "%s", g_cfg.src);
 	o->port = g_cfg.port;
+	o->service_id = g_cfg.guid;
 	o->login.iu_len = g_cfg.max_req;
 	memcpy(o->login.init_id, g_cfg.init_id, 16);
 	memcpy(o->login.tgt_id, g_cfg.tgt_id, 16);
@@ -521,6 +523,9 @@ static int login_numbers(struct rt *r, struct kvs *k, struct login_step *ls)
 	LNUM("repost", o->repost);
 	LNUM("autocred", o->auto_cred);
 	LNUM("port", o->port);
+	LNUM("cm_tmo", o->cm_tmo);
+	LNUM("cm_retries", o->cm_retries);
+	LNUM("sid", o->service_id);
 	LNUM("count", ls->count);
 	LNUM("tmo", ls->tmo);
 	LNUM("id_step", ls->id_step);
@@ -586,6 +591,7 @@ static int login_parse(struct rt *r, char **tok, int n, struct login_step *ls)
 	s = kv_get(&k, "want");
 	ls->want = s ? s : "ok";
 	ls->nowait = kv_has(&k, "nowait");
+	o->nortu = kv_has(&k, "nortu");
 	if (login_pokes(r, &k, o))
 		return -1;
 	return kv_unused(&k, r->err, sizeof(r->err));
@@ -1619,6 +1625,75 @@ static int step_requires(struct rt *r, char **tok, int n)
 	return 0;
 }
 
+/* the IB/CM counters of C against the wanted ones; 0 when all hold */
+static int icm_check(struct rt *r, struct conn *c, struct kvs *k, char *why, size_t wl)
+{
+	static const char *const keys[] = { "reps_min", "rtus", "dreqs_min", "dreps_min", "rej" };
+	uint64_t want[5];
+	int has[5], got[5], i;
+	struct evalctx x = { 0 };
+
+	got[0] = c->icm.nrep;
+	got[1] = c->icm.nrtu;
+	got[2] = c->icm.ndreq_rcvd;
+	got[3] = c->icm.ndrep_rcvd;
+	got[4] = c->icm.rej_reason;
+	why[0] = 0;
+	for (i = 0; i < 5; i++) {
+		has[i] = kv_num(k, &x, keys[i], &want[i], r->err, sizeof(r->err));
+		if (has[i] < 0)
+			return -2;
+		if (!has[i])
+			continue;
+		if (i == 1 || i == 4 ? (uint64_t)got[i] != want[i] : (uint64_t)got[i] < want[i])
+			snprintf(why + strlen(why), wl - strlen(why), " %s: %d, want %s%llu",
+				 keys[i], got[i], i == 1 || i == 4 ? "" : "at least ",
+				 (unsigned long long)want[i]);
+	}
+	return why[0] ? -1 : 0;
+}
+
+/*
+ * icm [conn=N] [reps_min=N] [rtus=N] [dreqs_min=N] [dreps_min=N] [rej=N]
+ * [ms=N]: wait (up to ms, default the step timeout) until the connection's
+ * IB/CM counters are as wanted: REPs received, RTUs sent, DREQs received,
+ * DREPs received, the reason of the CM REJ received (0: none).
+ */
+static int step_icm(struct rt *r, char **tok, int n)
+{
+	struct evalctx x = { 0 };
+	struct kvs k;
+	struct conn *c;
+	uint64_t ms = g_cfg.tmo, end;
+	char why[512];
+	int ret;
+
+	kv_init(&k, tok, n);
+	c = rt_conn(r, kv_get(&k, "conn"));
+	if (!c) {
+		rt_fail(r, "icm: no such connection");
+		return -1;
+	}
+	if (!c->icm.on) {
+		rt_fail(r, "icm: c%d is not an IB/CM connection (-T ibcm)", c->idx);
+		return -1;
+	}
+	if (kv_num(&k, &x, "ms", &ms, r->err, sizeof(r->err)) < 0)
+		return -1;
+	end = now_ms() + ms;
+	while ((ret = icm_check(r, c, &k, why, sizeof(why))) == -1 && now_ms() < end)
+		pump(5);
+	if (ret == -2)
+		return -1;
+	if (ret == 0 && kv_unused(&k, r->err, sizeof(r->err)))
+		return -1;
+	if (ret) {
+		rt_fail(r, "icm c%d after %llu ms:%s", c->idx, (unsigned long long)ms, why);
+		return -1;
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct rt *r, char **tok, int n);
@@ -1629,6 +1704,7 @@ static const struct {
 	{ "close", step_close }, { "kill", step_kill }, { "destroy", step_destroy },
 	{ "sleep", step_sleep }, { "io", step_io }, { "sh", step_sh },
 	{ "finally", step_finally }, { "requires", step_requires },
+	{ "icm", step_icm },
 };
 
 /* run_step: one line of a case: its step with the arguments */
@@ -1809,9 +1885,13 @@ static void usage(void)
 {
 	fprintf(stderr,
 "usage: srp-hostile [options] CASEFILE [CASE-GLOB...]\n"
-"  -d ADDR     target IP address (required)\n"
+"  -d ADDR     target IP address (required); with -T ibcm its GID, or an IPv4\n"
+"              address for its IPv4-mapped GID\n"
 "  -p PORT     target RDMA/CM port (default 5555)\n"
-"  -s ADDR     source IP address\n"
+"  -s ADDR     source IP address (-T ibcm: source GID or IPv4 address)\n"
+"  -T KIND     transport: rdmacm (default) or ibcm (CM MADs through libibumad;\n"
+"              the kernel's ib_cm must not be loaded on this host)\n"
+"  -X          run the IB/CM message self-test and exit\n"
 "  -g GUID     target service GUID (default: /sys/module/ib_srpt/parameters/srpt_service_guid)\n"
 "  -i HEX32    initiator port ID (default 0x0000000000000001000000000000abcd)\n"
 "  -m SIZE     target srp_max_req_size (default: from sysfs, else 8260)\n"
@@ -1872,8 +1952,17 @@ static int parse_args(int argc, char **argv, const char **initid, int *list)
 	g_cfg.health = 1;
 	g_cfg.max_req = 0;
 	snprintf(g_cfg.mode, sizeof(g_cfg.mode), "ring");
-	while ((opt = getopt(argc, argv, "d:p:s:g:i:m:t:n:o:M:SFHklv")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:g:i:m:t:n:o:M:T:XSFHklv")) != -1) {
 		switch (opt) {
+		case 'T':
+			if (!strcmp(optarg, "ibcm"))
+				g_transport = TR_IBCM;
+			else if (!strcmp(optarg, "rdmacm"))
+				g_transport = TR_RDMACM;
+			else
+				usage();
+			break;
+		case 'X': exit(cm_selftest());
 		case 'd': snprintf(g_cfg.dst, sizeof(g_cfg.dst), "%s", optarg); break;
 		case 'p': g_cfg.port = atoi(optarg); break;
 		case 's': snprintf(g_cfg.src, sizeof(g_cfg.src), "%s", optarg); break;

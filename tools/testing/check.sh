@@ -15,7 +15,8 @@
 #   scripts    shellcheck on the harness scripts (if installed; under
 #              CI=true a missing shellcheck fails)
 #   harness    tools/testing/harness-selftest.sh: lib.sh's sub_case verdicts
-#              and the CI=true rule, on the host
+#              and the CI=true rule, on the host; srp-hostile -X, the
+#              IB/CM message self-test
 #   in-tree    the sources dropped into drivers/infiniband/ulp/srpt of
 #              linux-source-6.12 with Debian's config, make M=... modules;
 #              then CONFIG_INFINIBAND_SRPT=y: Kconfig must not allow the
@@ -45,6 +46,10 @@
 #   debug-siw  only in make check-debug: the same on soft-iWARP
 #              (SRPT_TEST_RDMA=siw) with $DEBUG_SIW_TESTS (sub-results
 #              debug-siw/...)
+#   fabric     only when STAGES names it ("make check-fabric"): vm.sh
+#              fabric, two guests joined by two soft-RoCE links, the tests
+#              of tools/testing/fabric/ ($FABRIC_TESTS selects; sub-results
+#              fabric/...)
 #
 # Each stage counts as one pass/fail/skip; for the kunit and guest stages
 # each sub-result (guest test, sub-case, KUnit result) counts instead. A failing stage does not stop the
@@ -257,9 +262,11 @@ shellcheck_scripts() {
 		shellcheck -s sh -S warning tools/testing/guest/init
 }
 
-# The guest-test helpers give the right verdicts (no guest needed).
+# The guest-test helpers give the right verdicts (no guest needed), and
+# srp-hostile's IB/CM messages have the spec's layout (its self-test).
 harness_selftest() {
-	tools/testing/harness-selftest.sh
+	tools/testing/harness-selftest.sh || return
+	make -s -C tools/srp-hostile && tools/srp-hostile/srp-hostile -X
 }
 
 # The in-tree build works in $CACHE/intree-<release>: src/ is a hard-link
@@ -614,6 +621,13 @@ DEBUG_CHECK_TEARDOWN=${DEBUG_CHECK_TEARDOWN:-hot-unplug,two-ch-disable-unplug}
 DEBUG_CHECK_HOSTILE=${DEBUG_CHECK_HOSTILE:-login-single-race,login-single-storm,login-acl-delete-storm,login-abandoned-*,cmdbuf-stale-receive-copy-results-8k,cmdbuf-stale-read-after-read,cmdbuf-stale-request-sense,tsk-abort-inflight-*,tsk-abort-write-waiting-rdma-read,tsk-abort-storm,xch-write-read-interleaved,xch-srq-overcommit}
 DEBUG_DIR=$CHECK_DIR/debug
 DEBUG_SIW_DIR=$CHECK_DIR/debug-siw
+FABRIC_DIR=$CHECK_DIR/fabric
+
+# The two-guest tests (vm.sh fabric).
+fabric_stage() {
+	# shellcheck disable=SC2086 # FABRIC_TESTS is a list
+	VM_TIMEOUT=${VM_TIMEOUT:-1800} VM_RUN_DIR=$FABRIC_DIR tools/testing/vm.sh fabric ${FABRIC_TESTS:-}
+}
 
 debug_kernel() {
 	tools/testing/debug-kernel.sh build
@@ -726,6 +740,15 @@ main() {
 			echo "FAIL $name (not run: no debug kernel)"
 		fi
 	done
+	# Only when named: not part of a whole make check.
+	if [[ " ${STAGES:-} " == *" fabric "* ]]; then
+		if ((BUILD_OK)) || [[ ${SRPT:-ours} == stock ]]; then
+			stage -s "$FABRIC_DIR/out/results.txt" fabric fabric_stage
+		else
+			record "FAIL fabric"
+			echo "FAIL fabric (not run: the build failed)"
+		fi
+	fi
 	if [[ ${CHECK_STOCK:-0} == 1 ]]; then
 		stage -s "$GUEST_STOCK_DIR/out/results.txt" guest-stock guest_stock
 	fi

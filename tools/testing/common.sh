@@ -95,7 +95,7 @@ PACKAGES=(build-essential make gcc bc bison flex libelf-dev libssl-dev dwarves
 	qemu-system-x86 busybox-static sparse shellcheck
 	iproute2 rdma-core ibverbs-utils srptools sg3-utils fio nvme-cli
 	targetcli-fb dbus libibverbs-dev librdmacm-dev libibumad-dev
-	python3-docutils dmsetup jq
+	python3-docutils dmsetup jq multipath-tools
 	dkms debhelper dh-dkms)
 
 # install_deps: install the missing PACKAGES (apt-get update first; nothing

@@ -7,7 +7,8 @@
 # the CI rule (CI=true turns a skip for a missing tool into a failure), and
 # vm.sh's boot retry with a fake QEMU: a guest that dies before its test
 # runner starts is booted once more, one that dies later is not; and
-# kunit.sh's conversion of a module's KUnit kernel log into KTAP.
+# kunit.sh's conversion of a module's KUnit kernel log into KTAP, and the
+# two-guest launch of "vm.sh fabric" with a fake QEMU.
 # check.sh runs it as the "harness" stage.
 #
 # Usage: tools/testing/harness-selftest.sh [LIB]
@@ -155,6 +156,66 @@ run_boot() {
 		"$(grep -c '^NOTE vm: boot 1 died' "$dir/out/results.txt")"
 }
 
+# A fake QEMU for vm.sh's boot_fabric: the target (ibsrpt_role=target)
+# listens on the ports of its socket netdevs until the initiator wrote
+# out/DONE; the initiator records its netdev options and runs one passing
+# test.
+cat >"$TMP/fake-qemu-fabric" <<'EOF2'
+#!/bin/bash
+dir= role= ports=()
+for a in "$@"; do
+	[[ $a =~ path=([^,]*),mount_tag=share ]] && dir=${BASH_REMATCH[1]}
+	[[ $a =~ ibsrpt_role=([a-z]+) ]] && role=${BASH_REMATCH[1]}
+	[[ $a =~ listen=127.0.0.1:([0-9]+) ]] && ports+=("${BASH_REMATCH[1]}")
+done
+if [[ $role == target ]]; then
+	mkdir -p "$dir/out/target"
+	: >"$dir/out/target/STARTED"
+	printf '%s\n' "$@" | grep -E '^(socket|virtio-net)' >"$dir/target-args"
+	exec python3 -c '
+import os, socket, sys, time
+ss = []
+for p in sys.argv[2:]:
+    s = socket.socket()
+    s.bind(("127.0.0.1", int(p)))
+    s.listen(1)
+    ss.append(s)
+while not os.path.exists(sys.argv[1] + "/out/DONE"):
+    time.sleep(0.1)' "$dir" "${ports[@]}"
+fi
+printf '%s\n' "$@" | grep -E '^(socket|virtio-net)' >"$dir/initiator-args"
+: >"$dir/out/STARTED"
+echo "PASS fake" >"$dir/out/results.txt"
+echo finished >"$dir/out/DONE"
+EOF2
+chmod +x "$TMP/fake-qemu-fabric"
+
+# run_fabric: vm.sh's boot_fabric boots the target with two listening
+# socket netdevs (fixed MAC addresses) and the initiator connected to the
+# same ports, and the run passes.
+run_fabric() {
+	local dir=$TMP/fabric rc=0 p1 p2
+	mkdir -p "$dir/out"
+	env VM_SH_LIB=1 VM="$(dirname "$LIB")/vm.sh" RUN_DIR="$dir" \
+		QEMU="$TMP/fake-qemu-fabric" bash -c '
+		. "$VM"
+		SRPT=ours VM_TIMEOUT=60 VM_SMP=1 VM_MEM=1G
+		append="console=ttyS0"
+		qemu=("$QEMU" -append "$append" -virtfs "local,path=$RUN_DIR,mount_tag=share,security_model=none")
+		boot_fabric "$append"
+		summarise "$RUN_DIR/out"' >"$dir.log" 2>&1 || rc=$?
+	check "vm.sh fabric: status" 0 "$rc"
+	p1=$(sed -n 's/^socket,id=link1,listen=127.0.0.1:\([0-9]*\)$/\1/p' "$dir/target-args" 2>/dev/null)
+	p2=$(sed -n 's/^socket,id=link2,listen=127.0.0.1:\([0-9]*\)$/\1/p' "$dir/target-args" 2>/dev/null)
+	check "vm.sh fabric: two different link ports" 1 "$([[ -n $p1 && -n $p2 && $p1 != "$p2" ]] && echo 1)"
+	check "vm.sh fabric: the initiator connects to them" \
+		"socket,id=link1,connect=127.0.0.1:$p1 socket,id=link2,connect=127.0.0.1:$p2" \
+		"$(grep '^socket' "$dir/initiator-args" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+	check "vm.sh fabric: MAC addresses" \
+		"52:54:00:52:01:01 52:54:00:52:02:01 52:54:00:52:01:02 52:54:00:52:02:02" \
+		"$(cat "$dir/target-args" "$dir/initiator-args" 2>/dev/null | sed -n 's/.*mac=//p' | tr '\n' ' ' | sed 's/ $//')"
+}
+
 # The kernel log of a module's KUnit run as 6.12 prints it (the module's
 # suites come with their own top-level KTAP header), between the markers
 # of guest/kunit.sh.
@@ -207,6 +268,7 @@ run_boot "early ok" 2 0 1
 run_boot "early early" 2 1 1
 run_boot "late ok" 1 1 0
 run_boot "ok" 1 0 0
+run_fabric
 
 run_cases false
 run_cases true

@@ -11,6 +11,12 @@
 #                                              its output on the terminal
 #        tools/testing/vm.sh shell             interactive guest shell
 #                                              (Ctrl-A x quits QEMU)
+#        tools/testing/vm.sh fabric [TEST...]  two guests, "target" and
+#                                              "initiator", joined by two
+#                                              virtual Ethernet links with
+#                                              soft-RoCE on each; runs
+#                                              tools/testing/fabric/*.sh
+#                                              (see lib-fabric.sh)
 #
 # The guest's root file system is the host's / (read-only 9p + tmpfs overlay),
 # so every host tool is available in it. The run directory (shared read-write
@@ -35,6 +41,7 @@
 #   TEST_TIMEOUT=600  per-test limit in seconds
 #   VM_TIMEOUT=2400   limit for the whole guest run in seconds
 #   VM_MEM=4G VM_SMP=2  guest size
+#   FABRIC_MEM=1536M FABRIC_SMP=1  size of each guest of "vm.sh fabric"
 #   VM_QEMU_EXTRA="OPT..."  more QEMU options, split on blanks (tools/bench
 #                     uses "-icount shift=5,sleep=off,align=off")
 #   VM_DEBUG_ARGS="..."  memory-debugging kernel parameters of every boot
@@ -207,6 +214,7 @@ summarise() {
 	pass=$(grep -c '^PASS' "$out/results.txt" || true)
 	fail=$(grep -c '^FAIL' "$out/results.txt" || true)
 	skip=$(grep -c '^SKIP' "$out/results.txt" || true)
+	grep '^NOTE' "$out/results.txt" >&2 || true
 	if ((fail)); then
 		msg "failures:"
 		grep '^FAIL' "$out/results.txt" >&2
@@ -284,12 +292,16 @@ main() {
 	[[ $# -gt 0 ]] && shift
 	case $mode in
 	prepare) prepare; exit 0 ;;
-	run) [[ $# -gt 0 ]] && TESTS="$*" ;;
+	run|fabric) [[ $# -gt 0 ]] && TESTS="$*" ;;
 	exec) script=${1:?usage: vm.sh exec SCRIPT} ;;
 	shell) ;;
 	-h|--help|help) sed -n '3,/^# Exit status/p' "$0"; exit 0 ;;
-	*) fatal "unknown command $mode (run, prepare, exec, shell)" ;;
+	*) fatal "unknown command $mode (run, prepare, exec, shell, fabric)" ;;
 	esac
+	if [[ $mode == fabric ]]; then
+		VM_MEM=${FABRIC_MEM:-1536M}
+		VM_SMP=${FABRIC_SMP:-1}
+	fi
 
 	prepare
 	RUN_DIR=${VM_RUN_DIR:-$RESULTS_BASE/$(date +%Y%m%d-%H%M%S)-$mode-$SRPT-$$}
@@ -347,6 +359,11 @@ main() {
 	read -r -a qemu_extra <<<"${VM_QEMU_EXTRA:-}"
 	qemu+=("${qemu_extra[@]}")
 
+	if [[ $mode == fabric ]]; then
+		boot_fabric "$append" || true
+		summarise "$RUN_DIR/out"
+		return
+	fi
 	if [[ $mode == shell ]]; then
 		msg "booting guest ($mode, SRPT=$SRPT, ${KVER:-?}), run directory $RUN_DIR"
 		"${qemu[@]}"
@@ -358,6 +375,85 @@ main() {
 		exit "$(cat "$RUN_DIR/out/exec.status" 2>/dev/null || echo 1)"
 	fi
 	summarise "$RUN_DIR/out"
+}
+
+# free_ports N: print N TCP ports on 127.0.0.1 that nothing listens on.
+free_ports() {
+	python3 -c '
+import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+for s in socks:
+    s.close()' "$1"
+}
+
+# listening PORT: true if a socket listens on 127.0.0.1:PORT.
+listening() {
+	[[ -n $(ss -Hltn "sport = :$1" 2>/dev/null) ]]
+}
+
+# boot_fabric APPEND: "vm.sh fabric": boot the target guest in the
+# background (console in console-target.log), its QEMU listening on two
+# free local ports, one socket netdev per link; then the initiator guest,
+# which connects to them and runs the tests (console.log). QEMU's socket
+# netdev needs no privileges: each link is a TCP connection carrying the
+# Ethernet frames. The guests' MAC addresses are fixed (lib-fabric.sh
+# derives the addresses from them). When the initiator is done the target
+# gets 60 s to power off. No second boot on an early death (the NOTE of
+# boot_guest): the results say "did not finish".
+boot_fabric() {
+	local append=$1 ports tpid l rc=0 i
+	local -a base=("${qemu[@]}") tq iq port
+	read -r -a port <<<"$(free_ports 2)"
+	((${#port[@]} == 2)) || fatal "no free TCP ports for the links"
+	tq=("${base[@]}") iq=("${base[@]}")
+	for i in "${!base[@]}"; do
+		if [[ ${base[i]} == "$append" ]]; then
+			tq[i]="$append ibsrpt_role=target"
+			iq[i]="$append ibsrpt_role=initiator"
+		fi
+	done
+	for l in 1 2; do
+		tq+=(-netdev "socket,id=link$l,listen=127.0.0.1:${port[l - 1]}"
+			-device "virtio-net-pci,netdev=link$l,mac=52:54:00:52:0$l:01")
+		iq+=(-netdev "socket,id=link$l,connect=127.0.0.1:${port[l - 1]}"
+			-device "virtio-net-pci,netdev=link$l,mac=52:54:00:52:0$l:02")
+	done
+	ports="${port[*]}"
+	msg "booting the target guest (SRPT=$SRPT, ${KVER:-?}, ${VM_SMP} vCPU, $VM_MEM; links on ports $ports), run directory $RUN_DIR"
+	timeout -k 10 "$VM_TIMEOUT" "${tq[@]}" </dev/null >"$RUN_DIR/console-target.log" 2>&1 &
+	tpid=$!
+	for ((i = 0; i < 300; i++)); do
+		listening "${port[0]}" && listening "${port[1]}" && break
+		kill -0 "$tpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if ! listening "${port[0]}" || ! listening "${port[1]}"; then
+		kill "$tpid" 2>/dev/null
+		wait "$tpid" 2>/dev/null || true
+		tail -n 5 "$RUN_DIR/console-target.log" >&2
+		fatal "the target guest's QEMU does not listen on $ports"
+	fi
+	qemu=("${iq[@]}")
+	boot_once "fabric, initiator" || rc=$?
+	for ((i = 0; i < 600; i++)); do
+		kill -0 "$tpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$tpid" 2>/dev/null; then
+		msg "the target guest did not power off: stopping it"
+		kill "$tpid" 2>/dev/null
+	fi
+	wait "$tpid" 2>/dev/null || true
+	mkdir -p "$RUN_DIR/out/target"
+	[[ -f $RUN_DIR/out/target/STARTED ]] ||
+		echo "FAIL vm: the target guest's runner did not start; see $RUN_DIR/console-target.log" \
+			>>"$RUN_DIR/out/results.txt"
+	{ grep -h '^FAIL' "$RUN_DIR/out/target/results.txt" 2>/dev/null || true; } |
+		sed 's/^FAIL /FAIL target: /' >>"$RUN_DIR/out/results.txt"
+	return "$rc"
 }
 
 # VM_SH_LIB=1: define the functions only (harness-selftest.sh uses them).

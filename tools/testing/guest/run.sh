@@ -5,10 +5,15 @@
 # root). Reads /ib_srpt/env written by vm.sh, prepares the system, then either
 # runs the selected tests (MODE=run), one script with its output on the
 # console (MODE=exec) or an interactive shell (MODE=shell), and powers off.
+# MODE=fabric (two guests, see lib-fabric.sh): the guest with
+# ibsrpt_role=initiator runs the tests of tools/testing/fabric/ and the one
+# with ibsrpt_role=target serves their requests until the initiator is done;
+# the target's own files go to /ib_srpt/out/target.
 #
 # Results go to /ib_srpt/out (the host's run directory):
 #   results.txt       one line per verdict: PASS|FAIL|SKIP <name>[: reason]
-#                     (tests and their sub-cases, the latter named test/case)
+#                     (tests and their sub-cases, the latter named test/case);
+#                     NOTE lines a test wrote to $SUBRESULTS (measurements)
 #   <test>.log        the test's stdout and stderr
 #   <test>.dmesg      kernel messages printed while the test ran
 #   dmesg.log         the whole kernel log
@@ -16,6 +21,7 @@
 #   STARTED           written first: vm.sh boots again once when a guest
 #                     died before this script started
 #   DONE              written last; its absence means the guest died
+#   <test>.target.dmesg  (MODE=fabric) the target guest's kernel messages
 
 set -uo pipefail
 
@@ -86,7 +92,7 @@ select_named() {
 	local t name pat
 	local -a pats
 	IFS=', ' read -r -a pats <<<"${TESTS:-*}"
-	for t in "$TESTDIR"/tests/[0-9]*.sh; do
+	for t in "$TESTDIR/${TEST_SUBDIR:-tests}"/[0-9]*.sh; do
 		[[ -f $t ]] || continue
 		name=$(basename "$t" .sh)
 		for pat in "${pats[@]}"; do
@@ -138,6 +144,10 @@ result() {
 cleanup_after() {
 	local log=$2 rc
 
+	if [[ $MODE == fabric ]]; then
+		cleanup_fabric "$log"
+		return
+	fi
 	run_bounded $((UNLOAD_TIMEOUT + 60)) "$log" \
 		env UNLOAD_TIMEOUT="$UNLOAD_TIMEOUT" bash -c ". '$TESTDIR/lib.sh' && teardown_all"
 	rc=$?
@@ -146,6 +156,21 @@ cleanup_after() {
 		return 1
 	fi
 	return 0
+}
+
+# cleanup_fabric LOG: the teardown of a two-guest test: this guest's
+# (multipath, ib_srp, soft-RoCE, links), then the target's, where ib_srpt
+# must unload.
+cleanup_fabric() {
+	local log=$1 rc=0
+	run_bounded $((UNLOAD_TIMEOUT + 60)) "$log" \
+		bash -c ". '$TESTDIR/lib.sh' && . '$TESTDIR/lib-fabric.sh' && fabric_teardown" ||
+		echo "initiator teardown failed" >>"$log"
+	echo "--- target teardown ---" >>"$log"
+	fabric_on target -t $((UNLOAD_TIMEOUT + 90)) env UNLOAD_TIMEOUT="$UNLOAD_TIMEOUT" \
+		bash -c ". '$TESTDIR/lib.sh' && . '$TESTDIR/lib-fabric.sh' && fabric_target_teardown" \
+		>>"$log" 2>&1 || rc=1
+	return "$rc"
 }
 
 run_tests() {
@@ -174,6 +199,10 @@ run_tests() {
 		: >"$log"
 		: >"$sub"
 		echo "ib_srpt-test: START $name" >/dev/kmsg
+		if [[ $MODE == fabric ]]; then
+			fabric_on target -t 60 fabric_mark START "$name" >>"$log" 2>&1 ||
+				echo "cannot mark the target's kernel log" >>"$log"
+		fi
 		start=$(date +%s)
 		say "START $name"
 		run_bounded "$TEST_TIMEOUT" "$log" env SUBRESULTS="$sub" TEST_NAME="$name" \
@@ -196,6 +225,13 @@ run_tests() {
 		fi
 		echo "ib_srpt-test: END $name" >/dev/kmsg
 		dmesg | sed -n "/ib_srpt-test: START $name\$/,\$p" >"$dm"
+		if [[ $MODE == fabric ]]; then
+			fabric_on target -t 60 fabric_mark END "$name" >/dev/null 2>&1
+			# Both guests' messages are judged.
+			fabric_on target -t 60 fabric_dmesg_since "$name" >"$OUT/$name.target.dmesg" 2>&1 ||
+				{ verdict=FAIL reason="${reason:+$reason; }no kernel log from the target guest"; }
+			sed 's/^/target: /' "$OUT/$name.target.dmesg" >>"$dm"
+		fi
 		# The runner's own markers are no reports, whatever the test's
 		# name (debug-kmemleak matched "kmemleak").
 		ok_dmesg='ib_srpt-test: (START|END) '
@@ -208,7 +244,7 @@ run_tests() {
 		fi
 		end=$(date +%s)
 		while read -r line; do
-			[[ $line =~ ^(PASS|FAIL|SKIP)[[:space:]]+(.*)$ ]] || continue
+			[[ $line =~ ^(PASS|FAIL|SKIP|NOTE)[[:space:]]+(.*)$ ]] || continue
 			result "${BASH_REMATCH[1]} $name/${BASH_REMATCH[2]}"
 		done <"$sub"
 		result "$verdict $name${reason:+: $reason}"
@@ -221,8 +257,42 @@ run_tests() {
 	done
 }
 
+# fabric_start: MODE=fabric: the network, then in the target guest the
+# agent until the initiator guest is done; in the initiator guest the
+# tests once the agent runs.
+fabric_start() {
+	local role
+	role=$(fabric_role)
+	if ! fabric_net_setup >>"$OUT/net.log" 2>&1; then
+		say "fabric: network setup failed: $(tail -n2 "$OUT/net.log")"
+		result "FAIL fabric-$role: network setup failed"
+		return
+	fi
+	if [[ $role == target ]]; then
+		say "target agent running"
+		fabric_agent "$SHARE/out/DONE"
+		return
+	fi
+	if ! wait_for 300 fabric_agent_ready target; then
+		say "fabric: the target guest's agent did not start"
+		result "FAIL fabric: the target guest's agent did not start within 300s"
+		return
+	fi
+	say "target guest ready: $(fabric_on target -t 30 uname -r 2>&1)"
+	TEST_SUBDIR=fabric run_tests
+}
+
 main() {
 	console ""
+	if [[ $MODE == fabric ]]; then
+		# shellcheck source=tools/testing/lib.sh
+		. "$TESTDIR/lib.sh"
+		# shellcheck source=tools/testing/lib-fabric.sh
+		. "$TESTDIR/lib-fabric.sh"
+		hostname "$(fabric_role)"
+		[[ $(fabric_role) == target ]] && OUT=$SHARE/out/target
+		export IB_SRPT_OUT=$OUT
+	fi
 	mkdir -p "$OUT"
 	: >"$OUT/STARTED"
 	: >"$OUT/results.txt"
@@ -241,6 +311,9 @@ main() {
 	case $MODE in
 	run)
 		run_tests
+		;;
+	fabric)
+		fabric_start
 		;;
 	exec)
 		# shellcheck disable=SC2016

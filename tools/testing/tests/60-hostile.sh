@@ -51,7 +51,7 @@ CAP_IP=10.211.0.97
 # built from these sources; else build it here (slow under emulation) in a
 # scratch copy.
 build=$(mktemp -d /tmp/srp-hostile.XXXXXX)
-sum=$(cd "$HOSTILE_DIR" && cat conn.c build.c run.c hostile.h run.h srp_wire.h srp_cm.c srp_cm.h | sha256sum | cut -d' ' -f1)
+sum=$(cd "$HOSTILE_DIR" && cat conn.c build.c run.c hostile.h run.h srp_wire.h srp_cm.c srp_cm.h ibcm.c ibcm.h ibcm_conn.c | sha256sum | cut -d' ' -f1)
 if [[ -x $HOSTILE_DIR/srp-hostile && $(cat "$HOSTILE_DIR/srp-hostile.srcsum" 2>/dev/null) == "$sum" ]]; then
 	cp "$HOSTILE_DIR/srp-hostile" "$build/"
 	log "using the host-built srp-hostile"

@@ -1,0 +1,492 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# lib-fabric.sh - helpers for the two-guest tests (tools/testing/fabric/*.sh,
+# "vm.sh fabric"). Source it after lib.sh.
+#
+# The topology: two guests, "target" and "initiator" (the role is
+# ibsrpt_role= on the kernel command line), joined by two virtual Ethernet
+# links (QEMU socket netdevs). Link L (1 or 2) has fixed addresses:
+#
+#	target     MAC 52:54:00:52:0L:01  10.212.L.1/24  soft-RoCE rxe<L-1>
+#	initiator  MAC 52:54:00:52:0L:02  10.212.L.2/24  soft-RoCE rxe<L-1>
+#
+# The tests run in the initiator guest; the target guest runs an agent
+# (fabric_agent) that executes commands sent with fabric_on over the shared
+# run directory (9p, no caching, so both guests see each other's files at
+# once): a request is a script file, its answer the output and the status.
+# Requests run in parallel (a test can keep a fault going in the target
+# with "fabric_on target ... &" while it checks I/O here).
+
+# shellcheck disable=SC2034 # globals for the tests that source this file
+FABRIC_SHARE=${FABRIC_SHARE:-/ib_srpt}
+FABRIC_SPOOL=${FABRIC_SPOOL:-$FABRIC_SHARE/out/spool}
+FABRIC_LINKS=(1 2)
+
+# fabric_role: print this guest's role (target, initiator or none).
+fabric_role() {
+	local arg
+	for arg in $(</proc/cmdline); do
+		[[ $arg == ibsrpt_role=* ]] && { echo "${arg#ibsrpt_role=}"; return; }
+	done
+	echo none
+}
+
+# fabric_mac LINK ROLE: print the MAC address of ROLE's NIC on LINK.
+fabric_mac() {
+	local r=01
+	[[ $2 == initiator ]] && r=02
+	echo "52:54:00:52:0$1:$r"
+}
+
+# fabric_ip LINK ROLE: print the IPv4 address of ROLE on LINK.
+fabric_ip() {
+	local r=1
+	[[ $2 == initiator ]] && r=2
+	echo "10.212.$1.$r"
+}
+
+# fabric_nic LINK: print the name of this guest's network device on LINK
+# (found by its MAC address).
+fabric_nic() {
+	local mac d
+	mac=$(fabric_mac "$1" "$(fabric_role)")
+	for d in /sys/class/net/*; do
+		[[ $(cat "$d/address" 2>/dev/null) == "$mac" ]] && { basename "$d"; return 0; }
+	done
+	echo "fabric_nic: no network device with MAC $mac" >&2
+	return 1
+}
+
+# fabric_rdma LINK: print the soft-RoCE device of LINK (rxe0 or rxe1).
+fabric_rdma() {
+	echo "rxe$(($1 - 1))"
+}
+
+# fabric_net_setup: give both NICs their addresses and bring them up (the
+# runner does it once per boot).
+fabric_net_setup() {
+	local l nic role
+	role=$(fabric_role)
+	# no udev loads the driver
+	modprobe virtio_net || return
+	for l in "${FABRIC_LINKS[@]}"; do
+		wait_for 20 fabric_nic "$l" >/dev/null 2>&1 || true
+		nic=$(fabric_nic "$l") || return
+		ip addr add "$(fabric_ip "$l" "$role")/24" dev "$nic" || return
+		ip link set "$nic" up || return
+	done
+}
+
+# fabric_rdma_setup: a soft-RoCE device on each NIC, ports active; recorded
+# for teardown_all (soft_rdma_teardown deletes them).
+fabric_rdma_setup() {
+	local l nic dev
+	modprobe rdma_rxe || return
+	modprobe rdma_ucm 2>/dev/null || true
+	for l in "${FABRIC_LINKS[@]}"; do
+		nic=$(fabric_nic "$l") || return
+		dev=$(fabric_rdma "$l")
+		rdma link add "$dev" type rxe netdev "$nic" || return
+		echo "rdma $dev" >>"$LIB_STATE/created"
+		wait_for 20 rdma_port_active "$dev" 1 ||
+			{ echo "$dev port 1 did not become active" >&2; return 1; }
+	done
+}
+
+# fabric_links_restore: every link up, without netem (after a test that
+# took one down).
+fabric_links_restore() {
+	local l nic
+	for l in "${FABRIC_LINKS[@]}"; do
+		nic=$(fabric_nic "$l") || continue
+		tc qdisc del dev "$nic" root 2>/dev/null || true
+		ip link set "$nic" up
+	done
+	return 0
+}
+
+# fabric_link LINK up|down: set this guest's NIC on LINK up or down.
+fabric_link() {
+	local nic
+	nic=$(fabric_nic "$1") || return
+	ip link set "$nic" "$2"
+}
+
+#
+# Requests between the guests
+#
+
+# fabric_on ROLE [-t SECONDS] CMD [ARG...]: run CMD with its arguments in
+# the guest ROLE (lib.sh and lib-fabric.sh sourced, errexit off), print its
+# output and return its status; 124 when no answer came within SECONDS
+# (default 120).
+fabric_on() {
+	local role=$1 limit=120 id dir req
+	shift
+	if [[ $1 == -t ]]; then
+		limit=$2
+		shift 2
+	fi
+	dir=$FABRIC_SPOOL/$role
+	mkdir -p "$dir"
+	id=$(date +%s%N)-$$-$RANDOM
+	req=$dir/$id
+	printf '%q ' "$@" >"$req.tmp"
+	echo >>"$req.tmp"
+	mv "$req.tmp" "$req.req"
+	wait_for "$limit" test -e "$req.rc" ||
+		{ echo "fabric_on $role: no answer to '$*' within ${limit}s" >&2; return 124; }
+	cat "$req.out"
+	return "$(cat "$req.rc")"
+}
+
+# fabric_agent_ready ROLE: true once ROLE's agent runs.
+fabric_agent_ready() {
+	test -e "$FABRIC_SPOOL/$1/READY"
+}
+
+# fabric_agent STOPFILE: serve the requests for this guest's role until
+# STOPFILE exists. Each request runs in the background, in its own bash.
+fabric_agent() {
+	local stop=$1 dir req id lib
+	lib=$(dirname "${BASH_SOURCE[0]}")
+	dir=$FABRIC_SPOOL/$(fabric_role)
+	mkdir -p "$dir"
+	: >"$dir/READY"
+	while [[ ! -e $stop ]]; do
+		for req in "$dir"/*.req; do
+			[[ -e $req ]] || continue
+			id=${req%.req}
+			mv "$req" "$id.run" || continue
+			# shellcheck disable=SC2016 # expanded by the inner bash
+			setsid bash -c '. "$1/lib.sh"; . "$1/lib-fabric.sh"; . "$2" >"$3.out" 2>&1
+				echo $? >"$3.rc.tmp"; mv "$3.rc.tmp" "$3.rc"' _ \
+				"$lib" "$id.run" "$id" </dev/null >/dev/null 2>&1 &
+		done
+		sleep 0.2
+	done
+}
+
+#
+# Target side
+#
+
+FABRIC_SO=$CFS/core/iblock_0/fabric_ram0
+
+# fabric_target_setup [SIZE_MIB]: one brd backstore (default 128 MiB)
+# exported as LUN 0 by two target ports, one per soft-RoCE device (GUID-form
+# names), each with an ACL for the initiator's address on that link; both
+# TPGs enabled; RDMA/CM listener on $SRP_LOGIN_PORT.
+fabric_target_setup() {
+	local size=${1:-128} l tpg
+	srpt_load srp_max_req_size=8260 || return
+	fabric_rdma_setup || return
+	brd_setup "$size" 1 || return
+	backstore_iblock fabric_ram0 /dev/ram0 >/dev/null || return
+	for l in "${FABRIC_LINKS[@]}"; do
+		tpg=$(srpt_add_target "$(port_wwn "$(fabric_rdma "$l")" 1 guid)") || return
+		srpt_add_lun "$tpg" "$FABRIC_SO" >/dev/null || return
+		srpt_add_acl "$tpg" "$(fabric_ip "$l" initiator)" >/dev/null || return
+		srpt_enable "$tpg" || return
+	done
+	srpt_set_rdma_cm_port "$SRP_LOGIN_PORT"
+}
+
+# fabric_tpg LINK: print the configfs TPG of the target port on LINK.
+fabric_tpg() {
+	local wwn
+	wwn=$(port_wwn "$(fabric_rdma "$1")" 1 guid) || return
+	echo "$SRPT_CFS/$wwn/$wwn"
+}
+
+# fabric_target_channels: print the number of connected RDMA/CM IDs of
+# ib_srpt (one per live SRP channel).
+fabric_target_channels() {
+	local n
+	n=$(rdma res show cm_id 2>/dev/null | grep -F 'comm [ib_srpt]' | grep -c ' state CONNECT ') || true
+	echo "${n:-0}"
+}
+
+# fabric_target_sessions: print the ACL sessions LIO reports (one line per
+# TPG: "<tpg> <initiator names>").
+fabric_target_sessions() {
+	local t
+	for t in "$SRPT_CFS"/*/*/; do
+		[[ -f $t/enable ]] || continue
+		echo "$(basename "${t%/}") $(cat "$t/acls"/*/info 2>/dev/null | tr '\n' ' ')"
+	done
+}
+
+# fabric_mark WORD NAME: write "ib_srpt-test: WORD NAME" into the kernel log.
+fabric_mark() {
+	echo "ib_srpt-test: $1 $2" >/dev/kmsg
+}
+
+# fabric_dmesg_since NAME: print the kernel log since the START mark of NAME.
+fabric_dmesg_since() {
+	dmesg | sed -n "/ib_srpt-test: START $1\$/,\$p"
+}
+
+# fabric_teardown_multipath: stop multipathd and remove the multipath
+# devices.
+fabric_teardown_multipath() {
+	local rc=0 pid
+	pid=$(pidof multipathd) || true
+	if [[ -n $pid ]]; then
+		multipathd shutdown >/dev/null 2>&1 || kill "$pid"
+		wait_for 15 test ! -e "/proc/$pid" ||
+			{ echo "multipathd does not stop" >&2; rc=1; }
+	fi
+	if [[ -n $(fabric_mpath_name) ]]; then
+		multipath -F >/dev/null || rc=1
+		[[ -z $(fabric_mpath_name) ]] ||
+			{ echo "multipath device $(fabric_mpath_name) still there" >&2; rc=1; }
+	fi
+	return "$rc"
+}
+
+# fabric_teardown: undo a test in this guest: multipath devices and
+# multipathd, then teardown_all, then links up without netem. Fails like
+# teardown_all.
+fabric_teardown() {
+	local rc=0
+	fabric_teardown_multipath || rc=1
+	teardown_all || rc=1
+	fabric_links_restore
+	return "$rc"
+}
+
+#
+# Initiator side
+#
+
+# fabric_srp_load: load ib_srp with short transport-layer timeouts, so that
+# a path that fails is failed over quickly and then retried: a lost
+# connection is reconnected every $FABRIC_RECONNECT_DELAY s (default 1),
+# I/O on it fails after $FABRIC_FAST_IO_FAIL s (default 2) so dm-multipath
+# can send it down the other path, and the SCSI host is removed only after
+# $FABRIC_DEV_LOSS s (default 600): a path comes back as the same disk.
+fabric_srp_load() {
+	srp_load reconnect_delay="${FABRIC_RECONNECT_DELAY:-1}" \
+		fast_io_fail_tmo="${FABRIC_FAST_IO_FAIL:-2}" \
+		dev_loss_tmo="${FABRIC_DEV_LOSS:-600}"
+}
+
+# fabric_login LINK [KEY=VALUE...]: log in with ib_srp over RDMA/CM through
+# LINK to the target's port on LINK; print the disk.
+fabric_login() {
+	local l=$1 guid
+	shift
+	fabric_srp_load || return
+	guid=$(fabric_on target srpt_guid) || return
+	guid=${guid#0x}
+	srp_login -d "$(fabric_rdma "$l")" id_ext="$guid" ioc_guid="$guid" \
+		dest="$(fabric_ip "$l" target):$SRP_LOGIN_PORT" src="$(fabric_ip "$l" initiator)" "$@"
+}
+
+# The guest runs no udev: device-mapper creates its own device nodes, and
+# multipath reads the WWID from sysfs (VPD page 0x83).
+export DM_DISABLE_UDEV=1
+
+# fabric_multipath_conf: write /etc/multipath.conf (the guest's /etc is a
+# tmpfs overlay). LIO's entry of multipath-tools' built-in table applies
+# (ALUA, group_by_prio, failback immediate); on top: paths checked every
+# second (at most every 2 s), I/O queued for 60 checks when no path is left
+# instead of failing at once, only SCSI disks.
+fabric_multipath_conf() {
+	mkdir -p /etc/multipath
+	cat >/etc/multipath.conf <<'CONF'
+defaults {
+	user_friendly_names no
+	find_multipaths off
+	uid_attribute ""
+	polling_interval 1
+	max_polling_interval 2
+	no_path_retry 60
+}
+blacklist {
+	devnode "^(ram|nullb|loop|zram|sr|vd|dm-)[0-9]*"
+}
+CONF
+}
+
+# fabric_multipath_start NPATHS: start multipathd (log in
+# $(test_out_dir)/multipathd.log) and wait until one multipath device with
+# NPATHS active paths exists; print its device node.
+fabric_multipath_start() {
+	local want=$1 log
+	need_cmd multipathd multipath
+	fabric_multipath_conf
+	modprobe dm_multipath || return
+	modprobe scsi_dh_alua 2>/dev/null || true
+	log=$(test_out_dir)/multipathd.log
+	setsid multipathd -d -s >>"$log" 2>&1 </dev/null &
+	wait_for 60 fabric_mpath_has "$want" || {
+		echo "no multipath device with $want active paths:" >&2
+		multipath -ll >&2 || true
+		tail -n 20 "$log" >&2
+		return 1
+	}
+	echo "/dev/mapper/$(fabric_mpath_name)"
+}
+
+# fabric_mpath_name: print the name of the (only) multipath device.
+fabric_mpath_name() {
+	dmsetup ls --target multipath 2>/dev/null | awk '$1 != "No" { print $1; exit }'
+}
+
+# fabric_mpath_active: print the number of paths that are active in the
+# kernel's multipath table and that multipathd's checker finds ready (asks
+# multipathd, which is much cheaper than multipath -ll).
+fabric_mpath_active() {
+	local n
+	n=$(multipathd show paths format '%t %T' 2>/dev/null | grep -Ec '^active +ready') || true
+	echo "${n:-0}"
+}
+
+# fabric_mpath_ll_active: the same as multipath -ll shows it.
+fabric_mpath_ll_active() {
+	local n
+	n=$(multipath -ll 2>/dev/null | grep -c 'active ready running') || true
+	echo "${n:-0}"
+}
+
+# fabric_mpath_has N: true if a multipath device exists with N active paths.
+fabric_mpath_has() {
+	[[ -n $(fabric_mpath_name) && $(fabric_mpath_active) == "$1" ]]
+}
+
+# fabric_fio_verify DEV SECONDS JSON [FIO_ARG...]: random 4 KiB writes on the
+# first 64 MiB of DEV for SECONDS, each block read back and checked
+# (crc32c) after every 64 writes, any mismatch or I/O error fatal; fio's
+# JSON report goes to JSON. Returns fio's status.
+fabric_fio_verify() {
+	local dev=$1 secs=$2 json=$3
+	shift 3
+	fio --name=fabric --filename="$dev" --size=64M --rw=randwrite --bs=4k \
+		--ioengine=libaio --iodepth=8 --direct=1 --verify=crc32c \
+		--verify_backlog=64 --verify_fatal=1 --do_verify=1 --time_based \
+		--runtime="$secs" --output-format=json --output="$json" "$@"
+}
+
+# fabric_fio_summary JSON: print "error=E written=MiB verified=MiB
+# stall_ms=S" from fio's JSON report, S the longest completion latency of
+# any write or read (the I/O stall an application saw).
+fabric_fio_summary() {
+	jq -r '.jobs[0] | "error=\(.error) written=\(.write.io_bytes / 1048576 | floor)MiB verified=\(.read.io_bytes / 1048576 | floor)MiB stall_ms=\([.write.clat_ns.max, .read.clat_ns.max] | max / 1000000 | floor)"' "$1"
+}
+
+# fabric_target_teardown: fabric_teardown in the target guest; fails also
+# when ib_srpt is still loaded afterwards.
+fabric_target_teardown() {
+	local rc=0
+	fabric_teardown || rc=1
+	if [[ -d /sys/module/ib_srpt ]]; then
+		echo "ib_srpt still loaded after teardown" >&2
+		rc=1
+	fi
+	return "$rc"
+}
+
+# fabric_port_enable LINK 0|1: disable or enable the target port on LINK
+# (its TPG's enable attribute). Target side.
+fabric_port_enable() {
+	srpt_enable "$(fabric_tpg "$1")" "$2"
+}
+
+# fabric_wait_target_channels N [SECONDS]: wait until the target has N
+# connected channels (default limit 30 s). Initiator side.
+fabric_wait_target_channels() {
+	local want=$1 limit=${2:-30} n
+	# shellcheck disable=SC2317 # called through wait_for
+	_fabric_ch_is() { n=$(fabric_on target -t 30 fabric_target_channels) && [[ $n == "$want" ]]; }
+	wait_for "$limit" _fabric_ch_is ||
+		{ echo "target: ${n:-?} connected channel(s), expected $want" >&2; return 1; }
+}
+
+# fabric_fault [-f] NAME MPDEV DOWN-CMD... -- UP-CMD...: one fault under
+# I/O: fio with verification on the multipath device MPDEV for
+# $SRPT_TEST_FABRIC_FIO_SECS s (default 45); after 5 s DOWN-CMD runs in the
+# target guest; with -f a path must fail (one active path left, within
+# 60 s); $SRPT_TEST_FABRIC_DOWN_SECS s (default 8) later UP-CMD runs there;
+# then both paths must be active again (multipathd's view, then multipath
+# -ll) within 90 s, fio must end without an I/O or verify error and the
+# target must have two channels. Logs fio's summary (stall_ms: its longest
+# completion latency, the stall a failover caused), the seconds until the
+# path failed and until it was active again after UP-CMD, and appends them
+# to $(test_out_dir)/stalls.txt and as a NOTE line to $SUBRESULTS (the
+# results show it). Initiator side, in a sub_case.
+fabric_fault() {
+	local need_fail=0 name mp pid t0 t_fail=- t_back rc=0 sum outd
+	local secs=${SRPT_TEST_FABRIC_FIO_SECS:-45} down_secs=${SRPT_TEST_FABRIC_DOWN_SECS:-8}
+	local -a down=() up=()
+	[[ $1 == -f ]] && { need_fail=1; shift; }
+	name=$1 mp=$2
+	shift 2
+	while [[ $1 != -- ]]; do down+=("$1"); shift; done
+	shift
+	up=("$@")
+	outd=$(test_out_dir)
+	fabric_fio_verify "$mp" "$secs" "$outd/fio-$name.json" >"$outd/fio-$name.err" 2>&1 &
+	pid=$!
+	sleep 5
+	kill -0 "$pid" || { echo "$name: fio ended early: $(tail -n 5 "$outd/fio-$name.err")" >&2; return 1; }
+	t0=$SECONDS
+	log "$name: ${down[*]}"
+	fabric_on target "${down[@]}" >&2 || rc=1
+	if ((need_fail)); then
+		if wait_for 60 fabric_mpath_has 1; then
+			t_fail=$((SECONDS - t0))
+			log "$name: path failed after ${t_fail}s"
+		else
+			echo "$name: no path failed (active paths: $(fabric_mpath_active))" >&2
+			rc=1
+		fi
+	fi
+	sleep "$down_secs"
+	log "$name: ${up[*]}"
+	fabric_on target "${up[@]}" >&2 || rc=1
+	t0=$SECONDS
+	wait_for 90 fabric_mpath_has 2 ||
+		{ echo "$name: not reinstated (active paths: $(fabric_mpath_active))" >&2; rc=1; }
+	t_back=$((SECONDS - t0))
+	multipath -ll >&2 || true
+	[[ $(fabric_mpath_ll_active) == 2 ]] ||
+		{ echo "$name: multipath -ll does not show two active paths" >&2; rc=1; }
+	wait "$pid" || { echo "$name: fio failed: $(tail -n 5 "$outd/fio-$name.err")" >&2; rc=1; }
+	sum=$(fabric_fio_summary "$outd/fio-$name.json") || { echo "$name: no fio report" >&2; return 1; }
+	log "$name: $sum; path failed after ${t_fail}s, active again ${t_back}s after the repair"
+	echo "$name $sum fail_s=$t_fail back_s=$t_back" >>"$outd/stalls.txt"
+	echo "NOTE $name: $sum fail_s=$t_fail back_s=$t_back" >>"${SUBRESULTS:-/dev/null}"
+	[[ $sum == error=0\ * ]] || { echo "$name: fio reported an error" >&2; rc=1; }
+	fabric_wait_target_channels 2 30 || rc=1
+	return "$rc"
+}
+
+# fabric_netem LINK on|off: impair this guest's NIC on LINK with netem
+# (delay 5 ms with 2 ms jitter, 1 % loss, 25 % reordering, 1 % duplicates)
+# or remove the impairment.
+fabric_netem() {
+	local nic
+	nic=$(fabric_nic "$1") || return
+	if [[ $2 == on ]]; then
+		modprobe sch_netem 2>/dev/null || true
+		tc qdisc add dev "$nic" root netem delay 5ms 2ms loss 1% reorder 25% 50% duplicate 1%
+	else
+		tc qdisc del dev "$nic" root
+	fi
+}
+
+# fabric_rdma_del LINK / fabric_rdma_add LINK: remove the soft-RoCE device
+# of LINK, or create it again (port active).
+fabric_rdma_del() {
+	rdma link del "$(fabric_rdma "$1")"
+}
+
+fabric_rdma_add() {
+	local dev
+	dev=$(fabric_rdma "$1")
+	rdma link add "$dev" type rxe netdev "$(fabric_nic "$1")" || return
+	wait_for 20 rdma_port_active "$dev" 1
+}
