@@ -355,6 +355,23 @@ fabric_multipath_start() {
 		fabric_udev_db "$d" || return
 	done
 	log=$(test_out_dir)/multipathd.log
+	d=$(srp_disks | head -n 1)
+	# diagnostics: what multipath needs from the disks
+	{
+		echo "== sg_turs / sg_inq / sg_vpd $d"
+		sg_turs -v "$d"; echo "status $?"
+		sg_inq "$d" | head -n 5; echo "status $?"
+		sg_vpd -p 0 -v "$d"; echo "status $?"
+		echo "== multipath -v4"
+		multipath -v4; echo "status $?"
+	} >"$(test_out_dir)/multipath-v4.log" 2>&1
+	if [[ -z $(fabric_mpath_name) ]]; then
+		# SG_IO fails in the guest (see fabric_udev_db): multipath's
+		# checks that need it are switched off
+		sed -i 's/^defaults {/defaults {\n\tpath_checker directio\n\tdetect_checker no\n\tdetect_prio no/' /etc/multipath.conf
+		{ echo "== multipath -v4, directio"; cat /etc/multipath.conf; multipath -v4; echo "status $?"; } \
+			>>"$(test_out_dir)/multipath-v4.log" 2>&1
+	fi
 	multipath -v2 >>"$log" 2>&1 || true
 	setsid multipathd -d -s >>"$log" 2>&1 </dev/null &
 	wait_for 60 fabric_mpath_has "$want" || {
