@@ -291,7 +291,8 @@ export DM_DISABLE_UDEV=1
 # fabric_udev_db DISK: what udev would record for a SCSI disk, so that
 # multipath (which skips devices udev has not initialised) sees it: the
 # device is initialised and has ID_SERIAL, the WWID scsi_id reads from VPD
-# page 0x83.
+# page 0x83, and ID_WWN (without it or a SCSI_IDENT_* property, multipath's
+# built-in blacklist exception rejects the disk: "udev property missing").
 fabric_udev_db() {
 	local dev=${1#/dev/} mm serial
 	mm=$(cat "/sys/class/block/$dev/dev") || return
@@ -304,7 +305,7 @@ fabric_udev_db() {
 		serial=36001405fab00000000000000000000001
 	fi
 	mkdir -p /run/udev/data
-	printf 'I:1\nE:ID_SERIAL=%s\nE:ID_BUS=scsi\nE:DEVTYPE=disk\n' "$serial" >"/run/udev/data/b$mm"
+	printf 'I:1\nE:ID_SERIAL=%s\nE:ID_WWN=0x%s\nE:ID_BUS=scsi\nE:DEVTYPE=disk\n' "$serial" "${serial:1:16}" >"/run/udev/data/b$mm"
 	log "$dev: WWID $serial"
 }
 
