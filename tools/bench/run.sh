@@ -68,17 +68,17 @@ export SRPT_TEST_BENCH_MEMCH=${BENCH_MEMCH:-16}
 export SRPT_TEST_BENCH_PROFILE=${BENCH_PROFILE:-0}
 export SRPT_TEST_BENCH_PROFILE_SECS=${BENCH_PROFILE_SECS:-$d_psecs}
 for v in ${!SRPT_TEST_BENCH_*}; do
-	[[ ${!v} != *[[:space:]]* ]] || fatal "$v must not contain blanks"
+	[[ ${!v} != *[[:space:]]* ]] || die "$v must not contain blanks"
 done
 
 # Our module: rebuild the default one when a source is newer.
 ko=${BENCH_KO:-$REPO/ib_srpt.ko}
 if [[ -z ${BENCH_KO:-} ]] &&
    { [[ ! -f $ko ]] || [[ $REPO/ib_srpt.c -nt $ko ]] || [[ $REPO/ib_srpt.h -nt $ko ]]; }; then
-	msg "building ib_srpt.ko"
+	log "building ib_srpt.ko"
 	make -C "$REPO" modules >/dev/null
 fi
-[[ -f $ko ]] || fatal "$ko does not exist"
+[[ -f $ko ]] || die "$ko does not exist"
 
 OUT=$OUT_BASE/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$OUT/raw"
@@ -96,7 +96,7 @@ ln -sfn "$OUT" "$OUT_BASE/latest"
 
 extra=${VM_QEMU_EXTRA:-}
 [[ -n $ICOUNT ]] && extra+=" -icount $ICOUNT"
-msg "bench: results in $OUT (order $SRPT_TEST_BENCH_ORDER, icount ${ICOUNT:-off})"
+log "bench: results in $OUT (order $SRPT_TEST_BENCH_ORDER, icount ${ICOUNT:-off})"
 t0=$SECONDS
 rc=0
 # Progress: follow the console log vm.sh writes (its terminal output is
@@ -117,18 +117,18 @@ tail -n +1 -F --pid="$vm" "$OUT/vm/console.log" 2>/dev/null | while IFS= read -r
 done
 wait "$vm" || rc=$?
 cp "$OUT/vm/console.log" "$OUT/console.log" 2>/dev/null || true
-msg "bench: guest finished after $((SECONDS - t0))s"
-((rc == 0)) || { tail -n 15 "$OUT/vm.log" >&2; msg "bench: vm.sh failed (status $rc)"; }
+log "bench: guest finished after $((SECONDS - t0))s"
+((rc == 0)) || { tail -n 15 "$OUT/vm.log" >&2; log "bench: vm.sh failed (status $rc)"; }
 if [[ -d $OUT/vm/out/bench ]]; then
 	cp -r "$OUT/vm/out/bench"/. "$OUT/raw"/
 	cp "$OUT/vm/out/dmesg.log" "$OUT/raw/" 2>/dev/null || true
 fi
 [[ -f $OUT/raw/slots.txt || -f $OUT/raw/perf/A.data ]] ||
-	fatal "no results (see $OUT/console.log)"
+	die "no results (see $OUT/console.log)"
 python3 "$BENCH_DIR/report.py" "$OUT/raw" >"$OUT/table.txt" ||
-	fatal "report.py failed on $OUT/raw"
+	die "report.py failed on $OUT/raw"
 echo
 cat "$OUT/table.txt"
 echo
-msg "bench: table in $OUT/table.txt, raw results in $OUT/raw"
+log "bench: table in $OUT/table.txt, raw results in $OUT/raw"
 exit "$rc"

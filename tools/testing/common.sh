@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Host-side helpers shared by vm.sh, check.sh and demo.sh. Source it; do not
-# run it.
+# Host-side helpers shared by vm.sh, check.sh, kunit.sh, debug-kernel.sh,
+# demo.sh and tools/bench/run.sh, with log.sh's log and die. Source it; do
+# not run it.
 #
 # Environment:
 #   IB_SRPT_CACHE  cache for the guest kernel, the initramfs and the extracted
@@ -18,8 +19,9 @@ CACHE=${IB_SRPT_CACHE:-/var/tmp/ib_srpt-cache}
 # shellcheck disable=SC2034
 RESULTS_BASE=${IB_SRPT_RESULTS:-/var/tmp/ib_srpt-results}
 
-msg() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
-fatal() { msg "error: $*"; exit 1; }
+# log and die
+# shellcheck source=tools/testing/log.sh
+. "$REPO/tools/testing/log.sh"
 
 # find_kdir: print the kernel build directory to build against: $KDIR if set,
 # else /lib/modules/$(uname -r)/build, else the newest installed
@@ -48,7 +50,7 @@ kver_of() {
 # The guest kernel: Debian's 6.12 image matching the installed headers.
 guest_kver() {
 	local k
-	k=$(find_kdir) || fatal "no kernel headers found (install linux-headers-6.12-amd64)"
+	k=$(find_kdir) || die "no kernel headers found (install linux-headers-6.12-amd64)"
 	kver_of "$k"
 }
 
@@ -75,9 +77,9 @@ prepare_source() {
 	local tarball=/usr/src/linux-source-6.12.tar.xz
 	local dst=$CACHE/linux-source-6.12 ver
 	ver=$(deb_version linux-source-6.12)
-	[[ -f $tarball ]] || fatal "$tarball missing (apt-get install linux-source-6.12)"
+	[[ -f $tarball ]] || die "$tarball missing (apt-get install linux-source-6.12)"
 	if [[ ! -f $dst/.ib_srpt-ready || $(cat "$dst/.ib_srpt-ready") != "$ver" ]]; then
-		msg "extracting $tarball into $CACHE (once)"
+		log "extracting $tarball into $CACHE (once)"
 		rm -rf "$dst" "$dst.tmp"
 		mkdir -p "$dst.tmp"
 		tar -xf "$tarball" -C "$dst.tmp"

@@ -41,7 +41,7 @@ JOBS=${JOBS:-$(($(nproc) + 1))}
 # the current configuration fragment.
 debug_dir() {
 	local ver hash
-	ver=$(deb_version linux-source-6.12) || fatal "linux-source-6.12 is not installed"
+	ver=$(deb_version linux-source-6.12) || die "linux-source-6.12 is not installed"
 	hash=$( (echo "$RECIPE"; cat "$FRAGMENT") | sha256sum | cut -c1-12)
 	echo "$CACHE/debug-$ver-$hash"
 }
@@ -52,7 +52,7 @@ build_kernel() {
 	mkdir -p "$CACHE"
 	exec 7>"$CACHE/.debug-kernel.lock"
 	if ! flock -n 7; then
-		msg "another debug kernel build holds $CACHE/.debug-kernel.lock; waiting"
+		log "another debug kernel build holds $CACHE/.debug-kernel.lock; waiting"
 		flock 7
 	fi
 	if [[ -f $dir/.ready ]]; then
@@ -67,13 +67,13 @@ build_kernel() {
 	stamp=$(cat "$pristine/.ib_srpt-ready")
 	for old in "$CACHE"/debug-*; do
 		[[ -d $old && $old != "$dir" ]] || continue
-		msg "removing the old debug kernel $old"
+		log "removing the old debug kernel $old"
 		rm -rf "$old"
 	done
 	src=$dir/src
 	obj=$dir/build
 	if [[ ! -f $src/.ib_srpt-debug || $(cat "$src/.ib_srpt-debug") != "$stamp" ]]; then
-		msg "creating $src (hard links to $pristine)"
+		log "creating $src (hard links to $pristine)"
 		rm -rf "$dir"
 		mkdir -p "$dir"
 		cp -al "$pristine" "$src.tmp"
@@ -83,7 +83,7 @@ build_kernel() {
 	mkdir -p "$obj"
 	# Configured once; an interrupted build resumes where it stopped.
 	if [[ $(cat "$obj/.ib_srpt-configured" 2>/dev/null) != "${dir##*-}" ]]; then
-		msg "configuring $obj"
+		log "configuring $obj"
 		make -s -C "$src" O="$obj" x86_64_defconfig
 		"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" \
 			"$src/kernel/configs/kvm_guest.config" "$FRAGMENT" >"$obj/merge_config.log"
@@ -91,10 +91,10 @@ build_kernel() {
 		check_config "$obj/.config" || return
 		echo "${dir##*-}" >"$obj/.ib_srpt-configured"
 	fi
-	msg "building the debug kernel in $obj with -j$JOBS (log $obj/build.log)"
+	log "building the debug kernel in $obj with -j$JOBS (log $obj/build.log)"
 	if ! make -C "$src" O="$obj" -j"$JOBS" bzImage modules >"$obj/build.log" 2>&1; then
 		grep -E 'error|Error' "$obj/build.log" | head -n 30 >&2
-		fatal "the debug kernel build failed; see $obj/build.log"
+		die "the debug kernel build failed; see $obj/build.log"
 	fi
 	rel=$(cat "$obj/include/config/kernel.release")
 	rm -rf "${dir:?}/lib"
@@ -104,7 +104,7 @@ build_kernel() {
 	cp "$obj/arch/x86/boot/bzImage" "$dir/vmlinuz"
 	echo "$rel" >"$dir/kernel.release"
 	touch "$dir/.ready"
-	msg "debug kernel $rel built in $((SECONDS - t0))s (load $(cut -d' ' -f1-3 /proc/loadavg))"
+	log "debug kernel $rel built in $((SECONDS - t0))s (load $(cut -d' ' -f1-3 /proc/loadavg))"
 	echo "$dir"
 }
 
@@ -118,7 +118,7 @@ check_config() {
 		echo "debug kernel config: $opt requested, got: $(grep "^${opt%%=*}=" "$1" || echo 'not set')" >&2
 		bad=1
 	done <"$FRAGMENT"
-	((bad == 0)) || { msg "fix $FRAGMENT"; return 1; }
+	((bad == 0)) || { log "fix $FRAGMENT"; return 1; }
 }
 
 # build_module DIR [KUNIT]: ib_srpt.ko from the repository's sources, built
@@ -129,7 +129,7 @@ check_config() {
 build_module() {
 	local out=$1 kunit=${2:-0} dir f
 	dir=$(debug_dir)
-	[[ -f $dir/.ready ]] || fatal "the debug kernel is not built (tools/testing/debug-kernel.sh build)"
+	[[ -f $dir/.ready ]] || die "the debug kernel is not built (tools/testing/debug-kernel.sh build)"
 	rm -rf "$out"
 	mkdir -p "$out"
 	for f in "$REPO"/Kbuild "$REPO"/ib_srpt.c "$REPO"/ib_srpt.h \
@@ -140,14 +140,14 @@ build_module() {
 		echo 'ccflags-y += -DCONFIG_INFINIBAND_SRPT_KUNIT_TEST=1' >>"$out/Kbuild"
 	fi
 	make -C "$dir/build" M="$out" CONFIG_INFINIBAND_SRPT=m W=1 modules
-	[[ -f $out/ib_srpt.ko ]] || fatal "$out/ib_srpt.ko not built"
+	[[ -f $out/ib_srpt.ko ]] || die "$out/ib_srpt.ko not built"
 }
 
 case ${1:-} in
 build) build_kernel ;;
 dir)
 	d=$(debug_dir)
-	[[ -f $d/.ready ]] || fatal "the debug kernel is not built (tools/testing/debug-kernel.sh build)"
+	[[ -f $d/.ready ]] || die "the debug kernel is not built (tools/testing/debug-kernel.sh build)"
 	echo "$d"
 	;;
 module) build_module "${2:?usage: debug-kernel.sh module DIR [KUNIT]}" "${3:-0}" ;;

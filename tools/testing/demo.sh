@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$REPO"
 install_deps >&2
 if [[ ${SRPT:-ours} != stock ]]; then
-	msg "building ib_srpt.ko"
+	log "building ib_srpt.ko"
 	make -s modules
 fi
 exec tools/testing/vm.sh exec tools/testing/guest/demo.sh

@@ -6,9 +6,11 @@
 # step, a failure inside a nested function, a passing case, skips, die) and
 # the CI rule (CI=true turns a skip for a missing tool into a failure), and
 # vm.sh's boot retry with a fake QEMU: a guest that dies before its test
-# runner starts is booted once more, one that dies later is not; and
-# kunit.sh's conversion of a module's KUnit kernel log into KTAP, and the
-# two-guest launch of "vm.sh fabric" with a fake QEMU.
+# runner starts is booted once more, one that dies later is not;
+# kunit.sh's conversion of a module's KUnit kernel log into KTAP; the
+# two-guest launch of "vm.sh fabric" with a fake QEMU; and lib.sh's
+# kernel-log marks (also when the ring buffer wrapped past one) and bounded
+# waits.
 # check.sh runs it as the "harness" stage.
 #
 # Usage: tools/testing/harness-selftest.sh [LIB]
@@ -63,6 +65,76 @@ fi
 sub_case missing missing_tool || true
 sub_exit
 EOF
+
+# lib.sh's kernel-log marks on a fake kernel log ($FAKE_KLOG, which dmesg
+# prints and kmsg_mark appends to): lines after a mark, a mark in a
+# sub-case read outside it, the latest of two marks of one name, and a ring
+# buffer that wrapped past the mark (everything left is newer: printed,
+# with a note). Then wait_bounded and run_timeout: a job's status, and 124
+# for one that outlives its limit.
+cat >"$TMP/kmsg.sh" <<'EOF2'
+#!/bin/bash
+set -euo pipefail
+. "$SELFTEST_LIB"
+dmesg() { cat "$LIB_KMSG"; }
+klog() { printf '[ %s] %s\n' "$SECONDS" "$*" >>"$LIB_KMSG"; }
+for i in 1 2 3; do klog "old $i"; done
+kmsg_mark a
+klog "after a 1"
+m=$(kmsg_mark)
+klog "after a 2 ib_srpt: x"
+echo "a: $(kmsg_since a | grep -c '^\[.*after')"
+echo "m: $(kmsg_since "$m" | grep -c 'after a 2')"
+echo "m-has: $(kmsg_has "$m" 'ib_srpt: x' && echo yes)"
+echo "m-not: $(kmsg_has "$m" 'after a 1' || echo no)"
+sub_case_mark() { kmsg_mark sub; klog "in sub"; }
+sub_case mark-in-sub sub_case_mark >/dev/null 2>&1
+echo "sub: $(kmsg_since sub)"
+kmsg_mark a
+klog "after a again"
+echo "a-latest: $(kmsg_since a | tr '\n' ' ')"
+# the ring buffer drops its oldest lines, the marks of a and sub included
+tail -n 2 "$LIB_KMSG" >"$LIB_KMSG.new" && mv "$LIB_KMSG.new" "$LIB_KMSG"
+klog "newest"
+echo "wrapped: $(kmsg_since sub 2>"$TMP_DIR/note" | wc -l) $(grep -c wrapped "$TMP_DIR/note")"
+echo "no-mark: $(kmsg_since nosuch 2>/dev/null || echo failed)"
+(exit 3) & pid=$!
+rc=0; wait_bounded 5 "$pid" || rc=$?
+echo "wait-status: $rc"
+sleep 30 & pid=$!
+rc=0; wait_bounded 1 "$pid" || rc=$?
+echo "wait-limit: $rc $(kill -0 "$pid" 2>/dev/null && echo alive || echo killed)"
+rc=0; run_timeout 5 false || rc=$?
+echo "run-status: $rc"
+rc=0; run_timeout 1 sleep 30 || rc=$?
+echo "run-limit: $rc"
+EOF2
+
+# run_kmsg: kmsg.sh's lines are as expected.
+run_kmsg() {
+	local out=$TMP/kmsg.out
+	mkdir -p "$TMP/kmsg"
+	env SELFTEST_LIB="$LIB" LIB_STATE="$TMP/kmsg" LIB_KMSG="$TMP/kmsg/log" \
+		TMP_DIR="$TMP/kmsg" bash "$TMP/kmsg.sh" >"$out" 2>&1
+	check "kmsg_since: lines after a mark" 2 "$(sed -n 's/^a: //p' "$out")"
+	check "kmsg_since: a mark made in \$(...)" 1 "$(sed -n 's/^m: //p' "$out")"
+	check "kmsg_has: a match after the mark" yes "$(sed -n 's/^m-has: //p' "$out")"
+	check "kmsg_has: nothing from before the mark" no "$(sed -n 's/^m-not: //p' "$out")"
+	check "kmsg_since: a mark made in a sub-case" "[ 0] in sub" \
+		"$(sed -n 's/^sub: //p' "$out" | sed 's/\[ [0-9]*\]/[ 0]/')"
+	check "kmsg_since: the latest mark of a name" "after a again " \
+		"$(sed -n 's/^a-latest: //p' "$out" | sed 's/\[ [0-9]*\] //g')"
+	check "kmsg_since: the log wrapped past the mark (lines, note)" "3 1" \
+		"$(sed -n 's/^wrapped: //p' "$out")"
+	check "kmsg_since: no such mark" failed "$(sed -n 's/^no-mark: //p' "$out")"
+	check "wait_bounded: the job's status" 3 "$(sed -n 's/^wait-status: //p' "$out")"
+	check "wait_bounded: a job over the limit" "124 killed" \
+		"$(sed -n 's/^wait-limit: //p' "$out")"
+	check "run_timeout: the command's status" 1 "$(sed -n 's/^run-status: //p' "$out")"
+	check "run_timeout: a command over the limit" 124 "$(sed -n 's/^run-limit: //p' "$out")"
+	((FAILED)) && sed 's/^/    | /' "$out"
+	return 0
+}
 
 # A test that needs a tool that is not installed.
 cat >"$TMP/needs.sh" <<'EOF'
@@ -263,6 +335,7 @@ run_ktap() {
 }
 
 echo "checking $LIB"
+run_kmsg
 run_ktap
 run_boot "early ok" 2 0 1
 run_boot "early early" 2 1 1

@@ -55,7 +55,7 @@ run_debug() {
 	start=$SECONDS
 	rc=0
 	"$HERE/debug-kernel.sh" module "$OUT/ko" 1 >"$OUT/ko.log" 2>&1 ||
-		{ tail -n 30 "$OUT/ko.log" >&2; fatal "building the KUnit ib_srpt.ko failed"; }
+		{ tail -n 30 "$OUT/ko.log" >&2; die "building the KUnit ib_srpt.ko failed"; }
 	GUEST_KIND=debug KO=$OUT/ko/ib_srpt.ko VM_RUN_DIR=$vm VM_TIMEOUT=$KUNIT_TIMEOUT \
 		SRPT_TEST_KUNIT_FILTER=$FILTER "$HERE/vm.sh" exec "$HERE/guest/kunit.sh" \
 		>"$OUT/vm.log" 2>&1 || rc=$?
@@ -108,7 +108,7 @@ mkdir -p "$KDIR_UML"
 # One run at a time per cache: the build directory is shared.
 exec 8>"$KDIR_UML/.lock"
 if ! flock -n 8; then
-	msg "another kunit.sh run holds $KDIR_UML/.lock; waiting"
+	log "another kunit.sh run holds $KDIR_UML/.lock; waiting"
 	flock 8
 fi
 
@@ -125,11 +125,11 @@ flock -u 9
 # written in place.
 stamp=$(cat "$PRISTINE/.ib_srpt-ready")
 if [[ ! -f $SRC/.ib_srpt-kunit || $(cat "$SRC/.ib_srpt-kunit") != "$stamp" ]]; then
-	msg "creating the UML source tree $SRC"
+	log "creating the UML source tree $SRC"
 	rm -rf "$SRC" "$SRC.tmp" "$BUILD"
 	cp -al "$PRISTINE" "$SRC.tmp"
 	if [[ -e $SRC.tmp/.config || -d $SRC.tmp/include/config ]]; then
-		msg "the shared tree has build output; cleaning the copy"
+		log "the shared tree has build output; cleaning the copy"
 		make -s -C "$SRC.tmp" mrproper
 	fi
 	mv "$SRC.tmp" "$SRC"
@@ -157,10 +157,10 @@ install_text() {
 
 SRPT_FILES="ib_srpt.c ib_srpt.h ib_srpt_trace.h ib_srpt_test.c"
 for f in $SRPT_FILES; do
-	[[ -f $REPO/$f ]] || fatal "$REPO/$f missing"
+	[[ -f $REPO/$f ]] || die "$REPO/$f missing"
 done
 grep -q 'ib_srpt_test\.c' "$REPO/ib_srpt.c" ||
-	fatal "ib_srpt.c does not include ib_srpt_test.c"
+	die "ib_srpt.c does not include ib_srpt_test.c"
 
 # The stock driver's files go; only ours remain.
 for f in "$SRC/$SRPT_DIR"/*; do
@@ -181,7 +181,7 @@ done
 if [[ -f $REPO/Kconfig ]] && grep -q 'INFINIBAND_SRPT_KUNIT_TEST' "$REPO/Kconfig"; then
 	install_file "$REPO/Kconfig" "$SRC/$SRPT_DIR/Kconfig"
 else
-	msg "no KUnit option in $REPO/Kconfig; using a built-in copy"
+	log "no KUnit option in $REPO/Kconfig; using a built-in copy"
 	install_text "$SRC/$SRPT_DIR/Kconfig" <<'EOF'
 # SPDX-License-Identifier: GPL-2.0-only
 config INFINIBAND_SRPT
@@ -204,7 +204,7 @@ obj-$(CONFIG_INFINIBAND_SRPT) += ib_srpt.o
 EOF
 fi
 
-[[ -f $BUILD/.config ]] || msg "cold UML build into $BUILD (about 16 minutes on 2 cores)"
+[[ -f $BUILD/.config ]] || log "cold UML build into $BUILD (about 16 minutes on 2 cores)"
 start=$SECONDS
 rc=0
 (
@@ -268,14 +268,14 @@ EOF
 
 # Reports that do not fail a KUnit case by themselves.
 if [[ -f $log ]] && grep -nE 'BUG: KASAN|WARNING: (possible|inconsistent|suspicious)|BUG: (sleeping|spinlock|scheduling)|INFO: (possible|trying)|UBSAN:|kernel BUG at|general protection' "$log" >&2; then
-	msg "kernel log of the KUnit run has reports (above; full log $log)"
+	log "kernel log of the KUnit run has reports (above; full log $log)"
 	[[ -n ${SUBRESULTS:-} ]] && echo "FAIL ib_srpt/kernel-log-clean" >> "$SUBRESULTS"
 	status=1
 fi
 if [[ $rc -ne 0 ]]; then
-	msg "kunit.py failed (exit $rc); its log:"
+	log "kunit.py failed (exit $rc); its log:"
 	tail -n 60 "$OUT/kunit.log" >&2
 	status=1
 fi
-msg "KUnit run took ${elapsed}s (kernel log: $log)"
+log "KUnit run took ${elapsed}s (kernel log: $log)"
 exit $status

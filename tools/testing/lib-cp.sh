@@ -130,19 +130,8 @@ cp_res_summary() {
 		grep -o -E '(pd|cq|qp|cm_id|mr) [0-9]+' | tr '\n' ' ' | sed 's/ $//'
 }
 
-# cp_dmesg_mark: print the current number of kernel log lines (for
-# cp_dmesg_since).
-cp_dmesg_mark() {
-	dmesg | wc -l
-}
-
-# cp_dmesg_since MARK: print the kernel log lines after MARK.
-cp_dmesg_since() {
-	dmesg | tail -n +"$(($1 + 1))"
-}
-
 # cp_released_before_removed MARK DEV [N]: wait (10 s) until the kernel log
-# since MARK has ib_srpt's "removed DEV" line and as many "channel released"
+# since MARK (kmsg_mark) has ib_srpt's "removed DEV" line and as many "channel released"
 # lines as "closing channel" lines (at least N, default 1); then check that
 # every "channel released" line comes before "removed DEV" (a device must
 # not be freed while a channel that uses it is still being released) and
@@ -151,7 +140,7 @@ cp_released_before_removed() {
 	local mark=$1 dev=$2 want=${3:-1} klog rm_at late bad
 	# shellcheck disable=SC2317
 	_cp_settled() {
-		klog=$(cp_dmesg_since "$mark")
+		klog=$(kmsg_since "$mark")
 		local closing released
 		closing=$(grep -c 'ib_srpt: .*: closing channel: ' <<<"$klog") || true
 		released=$(grep -c 'ib_srpt: .*: channel released$' <<<"$klog") || true

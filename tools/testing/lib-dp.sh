@@ -136,16 +136,6 @@ dp_srp_reload() {
 	srp_load "$@"
 }
 
-# dp_mark NAME: put a marker line into the kernel log (see dp_dmesg_since).
-dp_mark() {
-	echo "ib_srpt-dp: mark $1" >/dev/kmsg
-}
-
-# dp_dmesg_since NAME: print the kernel log after marker NAME.
-dp_dmesg_since() {
-	dmesg | sed -n "/ib_srpt-dp: mark $1\$/,\$p"
-}
-
 # dp_fio NAME DEV FIO_ARG...: one fio job on DEV (libaio; the caller gives
 # rw, bs, size, iodepth, direct, ...) that writes crc32c-tagged data and
 # verifies it (after the write phase, or with --verify_backlog during it).
@@ -268,18 +258,6 @@ dp_cmp_at() {
 	fi
 }
 
-# dp_wait_pid PID SECONDS: wait for background job PID (of this shell) and
-# return its status; 124 if it is still running after SECONDS.
-dp_wait_pid() {
-	local pid=$1 i
-	for ((i = 0; i < $2 * 5; i++)); do
-		kill -0 "$pid" 2>/dev/null || { wait "$pid"; return; }
-		sleep 0.2
-	done
-	echo "process $pid still running after $2 s" >&2
-	return 124
-}
-
 # dp_dm_dev NAME: print the block device of device-mapper device NAME.
 dp_dm_dev() {
 	local d
@@ -293,10 +271,4 @@ dp_dm_dev() {
 	done
 	echo "no device-mapper device $1" >&2
 	return 1
-}
-
-# dp_kmsg_has NAME REGEX: true if the kernel log after marker NAME matches
-# REGEX (grep -E).
-dp_kmsg_has() {
-	grep -qE "$2" <<<"$(dp_dmesg_since "$1")"
 }

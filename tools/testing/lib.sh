@@ -39,12 +39,15 @@
 #   CI                "true": a missing tool or kernel feature fails the test
 #                     instead of skipping it (see missing_feature)
 #   LIB_STATE         state directory (default /run/ib_srpt-lib)
+#   LIB_KMSG          where kmsg_mark writes (default /dev/kmsg; the
+#                     harness self-test fakes the kernel log)
 
 # shellcheck disable=SC2034 # globals for the tests that source this file
 SRPT=${SRPT:-ours}
 CFS=/sys/kernel/config/target
 SRPT_CFS=$CFS/srpt
 LIB_STATE=${LIB_STATE:-/run/ib_srpt-lib}
+LIB_KMSG=${LIB_KMSG:-/dev/kmsg}
 SOFT_RDMA_TYPE=${SOFT_RDMA_TYPE:-${SRPT_TEST_RDMA:-rxe}}
 SRP_LOGIN_PORT=${SRP_LOGIN_PORT:-5555}
 # initiator_ext of srp_login's logins (16 hex digits)
@@ -64,16 +67,9 @@ mkdir -p "$LIB_STATE"
 # Logging and verdicts
 #
 
-# log MSG...: print MSG with the time since the test started.
-log() {
-	printf '[%4ss] %s\n' "$SECONDS" "$*" >&2
-}
-
-# die MSG...: fail the test with MSG.
-die() {
-	log "FAIL: $*"
-	exit 1
-}
+# log MSG... and die MSG... (fail the test): log.sh's, as on the host.
+# shellcheck source=tools/testing/log.sh
+. "$(dirname "${BASH_SOURCE[0]}")/log.sh"
 
 # skip MSG...: skip the test (exit 77) with MSG as the reason.
 skip() {
@@ -170,14 +166,13 @@ wait_for() {
 	done
 }
 
-# run_timeout SECONDS CMD [ARG...]: run CMD in the background and wait at
-# most SECONDS for it. Unlike timeout(1) it does not hang on a process stuck
-# in the kernel: it returns 124 and leaves that process behind.
-run_timeout() {
-	local limit=$1 pid i
-	shift
-	"$@" &
-	pid=$!
+# wait_bounded SECONDS PID: wait at most SECONDS for background job PID of
+# this shell and return its status; after SECONDS send it SIGKILL and return
+# 124 at once. Unlike wait or timeout(1) it does not hang on a process stuck
+# in the kernel: such a process is left behind. The one bounded wait of the
+# harness (run_timeout is built on it).
+wait_bounded() {
+	local limit=$1 pid=$2 i
 	for ((i = 0; i < limit * 5; i++)); do
 		if ! kill -0 "$pid" 2>/dev/null; then
 			wait "$pid"
@@ -187,6 +182,55 @@ run_timeout() {
 	done
 	kill -KILL "$pid" 2>/dev/null
 	return 124
+}
+
+# run_timeout SECONDS CMD [ARG...]: run CMD in the background and
+# wait_bounded for it.
+run_timeout() {
+	local limit=$1
+	shift
+	"$@" &
+	wait_bounded "$limit" $!
+}
+
+#
+# Kernel log since a mark
+#
+
+# kmsg_mark [NAME]: mark the kernel log for kmsg_since NAME: write the line
+# "ib_srpt-test: mark NAME ID" (ID unique to this call) to /dev/kmsg and
+# keep ID in $LIB_STATE, so that the mark also holds in sub-cases and for
+# later marks of the same NAME. Without NAME make up a unique one and print
+# it: mark=$(kmsg_mark); ...; kmsg_since "$mark".
+kmsg_mark() {
+	local name=${1:-} id=$BASHPID.${EPOCHREALTIME/./}
+	if [[ -z $name ]]; then
+		name=m$id
+		echo "$name"
+	fi
+	echo "ib_srpt-test: mark $name $id" >>"$LIB_KMSG" || return
+	echo "$id" >"$LIB_STATE/kmsg-mark.$name"
+}
+
+# kmsg_since NAME: print the kernel log (dmesg) after mark NAME. When the
+# ring buffer has wrapped past the mark (or the log was cleared), every line
+# left is newer than the mark: print all of them and say so on stderr. A
+# count of lines, by contrast, would then skip new lines.
+kmsg_since() {
+	local id
+	read -r id 2>/dev/null <"$LIB_STATE/kmsg-mark.$1" ||
+		{ echo "kmsg_since: no mark $1 (kmsg_mark first)" >&2; return 1; }
+	dmesg | awk -v m="ib_srpt-test: mark $1 $id" '
+		{ line[NR] = $0 }
+		length($0) >= length(m) && substr($0, length($0) - length(m) + 1) == m { at = NR }
+		END { for (i = at + 1; i <= NR; i++) print line[i]; exit !at }' && return 0
+	echo "kmsg_since: mark $1 is no longer in the kernel log (it wrapped); printed all of it" >&2
+}
+
+# kmsg_has NAME REGEX: true if the kernel log after mark NAME matches REGEX
+# (grep -E).
+kmsg_has() {
+	grep -qE "$2" <<<"$(kmsg_since "$1")"
 }
 
 # in_ci: true when running under CI (CI=true in the environment, as GitHub

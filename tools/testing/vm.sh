@@ -87,9 +87,9 @@ else
 	debug)
 		GUEST=$("$REPO/tools/testing/debug-kernel.sh" dir) || exit 1
 		KVER=$(cat "$GUEST/kernel.release")
-		[[ $SRPT != stock ]] || fatal "the debug kernel has no stock ib_srpt (SRPT=stock)"
+		[[ $SRPT != stock ]] || die "the debug kernel has no stock ib_srpt (SRPT=stock)"
 		;;
-	*) fatal "GUEST_KIND=$GUEST_KIND: debian or debug" ;;
+	*) die "GUEST_KIND=$GUEST_KIND: debian or debug" ;;
 	esac
 fi
 
@@ -98,10 +98,10 @@ fi
 prepare_kernel() {
 	local ver tmp deb moddir pkg
 	[[ -f $GUEST/.ready ]] && return 0
-	[[ $GUEST_KIND == debian ]] || fatal "$GUEST is not ready"
+	[[ $GUEST_KIND == debian ]] || die "$GUEST is not ready"
 	ver=$(deb_version "linux-headers-$KVER") ||
-		fatal "linux-headers-$KVER is not installed"
-	msg "preparing guest kernel $KVER ($ver) in $GUEST (once)"
+		die "linux-headers-$KVER is not installed"
+	log "preparing guest kernel $KVER ($ver) in $GUEST (once)"
 	tmp=$GUEST.tmp
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
@@ -109,17 +109,17 @@ prepare_kernel() {
 		apt_download "$pkg=$ver" "$tmp/deb" && break
 	done
 	deb=$(find "$tmp/deb" -name 'linux-image-*.deb' | head -n1)
-	[[ -n $deb ]] || fatal "could not download linux-image-$KVER=$ver"
+	[[ -n $deb ]] || die "could not download linux-image-$KVER=$ver"
 	dpkg-deb -x "$deb" "$tmp/root"
 	rm -rf "$tmp/deb"
 	moddir=$tmp/root/lib/modules/$KVER
 	[[ -d $moddir ]] || moddir=$tmp/root/usr/lib/modules/$KVER
-	[[ -d $moddir ]] || fatal "no modules in $deb"
+	[[ -d $moddir ]] || die "no modules in $deb"
 	mkdir -p "$tmp/lib/modules"
 	mv "$moddir" "$tmp/lib/modules/$KVER"
 	mv "$tmp/root/boot/vmlinuz-$KVER" "$tmp/vmlinuz"
 	rm -rf "$tmp/root"
-	msg "decompressing modules"
+	log "decompressing modules"
 	find "$tmp/lib/modules" -name '*.ko.xz' -print0 | xargs -0 -r -n 64 -P "$(nproc)" xz -d
 	depmod -b "$tmp" "$KVER"
 	rm -rf "$GUEST"
@@ -138,14 +138,14 @@ prepare_initramfs() {
 		return
 	fi
 	file -L /bin/busybox | grep -q 'statically linked' ||
-		fatal "/bin/busybox is not static (apt-get install busybox-static)"
+		die "/bin/busybox is not static (apt-get install busybox-static)"
 	stage=$(mktemp -d)
 	mkdir -p "$stage"/{bin,mods,proc,sys,dev,newroot}
 	cp /bin/busybox "$stage/bin/busybox"
 	ln -s busybox "$stage/bin/sh"
 	for m in $INITRAMFS_MODULES; do
 		f=$(find "$GUEST/lib/modules/$KVER" -name "$m.ko" | head -n1)
-		[[ -n $f ]] || fatal "module $m.ko not found for $KVER"
+		[[ -n $f ]] || die "module $m.ko not found for $KVER"
 		cp "$f" "$stage/mods/"
 	done
 	cp "$REPO/tools/testing/guest/init" "$stage/init"
@@ -180,7 +180,7 @@ module_tree() {
 	done
 	depmod -b "$base" "$KVER"
 	if [[ $SRPT != stock ]] && ! grep -q '^updates/ib_srpt.ko:' "$d/modules.dep"; then
-		fatal "depmod did not pick up updates/ib_srpt.ko"
+		die "depmod did not pick up updates/ib_srpt.ko"
 	fi
 }
 
@@ -192,7 +192,7 @@ prepare() {
 	prepare_kernel
 	INITRD=$(prepare_initramfs)
 	flock -u 9
-	msg "guest kernel ready ($((SECONDS - t0))s)"
+	log "guest kernel ready ($((SECONDS - t0))s)"
 }
 
 # Summarise out/results.txt; mark tests the guest never reported as failed.
@@ -216,11 +216,11 @@ summarise() {
 	skip=$(grep -c '^SKIP' "$out/results.txt" || true)
 	grep '^NOTE' "$out/results.txt" >&2 || true
 	if ((fail)); then
-		msg "failures:"
+		log "failures:"
 		grep '^FAIL' "$out/results.txt" >&2
-		msg "logs: $out/ (console: $RUN_DIR/console.log, guest dmesg: $out/dmesg.log)"
+		log "logs: $out/ (console: $RUN_DIR/console.log, guest dmesg: $out/dmesg.log)"
 	fi
-	msg "guest tests: $pass passed, $fail failed, $skip skipped (results in $RUN_DIR)"
+	log "guest tests: $pass passed, $fail failed, $skip skipped (results in $RUN_DIR)"
 	((fail == 0))
 }
 
@@ -228,7 +228,7 @@ summarise() {
 # $RUN_DIR/console.log; returns QEMU's status (124: VM_TIMEOUT).
 boot_once() {
 	local mode=$1 t0=$SECONDS rc
-	msg "booting guest ($mode, SRPT=$SRPT, ${KVER:-?}), run directory $RUN_DIR"
+	log "booting guest ($mode, SRPT=$SRPT, ${KVER:-?}), run directory $RUN_DIR"
 	set +e
 	if [[ $mode == exec || ${VERBOSE:-0} == 1 ]]; then
 		timeout -k 10 "$VM_TIMEOUT" "${qemu[@]}" </dev/null 2>&1 |
@@ -239,8 +239,8 @@ boot_once() {
 	fi
 	rc=${PIPESTATUS[0]}
 	set -e
-	msg "guest finished after $((SECONDS - t0))s (qemu status $rc)"
-	((rc == 124)) && msg "the guest run hit VM_TIMEOUT=${VM_TIMEOUT}s"
+	log "guest finished after $((SECONDS - t0))s (qemu status $rc)"
+	((rc == 124)) && log "the guest run hit VM_TIMEOUT=${VM_TIMEOUT}s"
 	return "$rc"
 }
 
@@ -254,7 +254,7 @@ boot_guest() {
 	boot_once "$mode" || rc=$?
 	[[ $mode == shell || -f $RUN_DIR/out/STARTED ]] && return "$rc"
 	mv "$RUN_DIR/console.log" "$RUN_DIR/console-boot1.log"
-	msg "the guest died before its test runner started (qemu status $rc;" \
+	log "the guest died before its test runner started (qemu status $rc;" \
 		"console: $RUN_DIR/console-boot1.log): booting once more"
 	echo "NOTE vm: boot 1 died before the test runner started" \
 		"(qemu status $rc, console-boot1.log: $(boot_death "$RUN_DIR/console-boot1.log")); booted again" \
@@ -280,11 +280,11 @@ boot_death() {
 # if a build fails here, the guest builds the tool itself.
 build_guest_tools() {
 	make -s -C "$RUN_DIR/tools/srp-hostile" clean all >"$RUN_DIR/tools-build.log" 2>&1 ||
-		msg "building srp-hostile on the host failed (see $RUN_DIR/tools-build.log)"
+		log "building srp-hostile on the host failed (see $RUN_DIR/tools-build.log)"
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	CP_BIN=$RUN_DIR/tools/testing/cp/bin bash -c '. "$1" && cp_tool' _ \
 		"$RUN_DIR/tools/testing/lib-cp.sh" >>"$RUN_DIR/tools-build.log" 2>&1 ||
-		msg "building srp-login on the host failed (see $RUN_DIR/tools-build.log)"
+		log "building srp-login on the host failed (see $RUN_DIR/tools-build.log)"
 }
 
 main() {
@@ -296,7 +296,7 @@ main() {
 	exec) script=${1:?usage: vm.sh exec SCRIPT} ;;
 	shell) ;;
 	-h|--help|help) sed -n '3,/^# Exit status/p' "$0"; exit 0 ;;
-	*) fatal "unknown command $mode (run, prepare, exec, shell, fabric)" ;;
+	*) die "unknown command $mode (run, prepare, exec, shell, fabric)" ;;
 	esac
 	if [[ $mode == fabric ]]; then
 		VM_MEM=${FABRIC_MEM:-1536M}
@@ -311,23 +311,23 @@ main() {
 	cp -r "$REPO/tools" "$RUN_DIR/tools"
 	build_guest_tools
 	if [[ $SRPT != stock && $GUEST_KIND == debug && -z ${KO:-} ]]; then
-		msg "building ib_srpt.ko against the debug kernel"
+		log "building ib_srpt.ko against the debug kernel"
 		"$REPO/tools/testing/debug-kernel.sh" module "$RUN_DIR/ko-build" >"$RUN_DIR/ko-build.log" 2>&1 ||
-			{ tail -n 20 "$RUN_DIR/ko-build.log" >&2; fatal "building ib_srpt.ko for $KVER failed"; }
+			{ tail -n 20 "$RUN_DIR/ko-build.log" >&2; die "building ib_srpt.ko for $KVER failed"; }
 		KO=$RUN_DIR/ko-build/ib_srpt.ko
 	fi
 	if [[ $SRPT != stock ]]; then
 		ko=${KO:-$REPO/ib_srpt.ko}
-		[[ -f $ko ]] || fatal "$ko not built (run make, or use SRPT=stock)"
+		[[ -f $ko ]] || die "$ko not built (run make, or use SRPT=stock)"
 		[[ $(modinfo -F vermagic "$ko") == "$KVER "* ]] ||
-			fatal "$ko is built for $(modinfo -F vermagic "$ko" | cut -d' ' -f1), not $KVER"
+			die "$ko is built for $(modinfo -F vermagic "$ko" | cut -d' ' -f1), not $KVER"
 		cp "$ko" "$RUN_DIR/ib_srpt.ko"
 	fi
 	module_tree
 	if [[ $mode == exec ]]; then
 		script=$(realpath -m --relative-to="$REPO" "$script")
 		[[ $script == tools/* && -f $RUN_DIR/$script ]] ||
-			fatal "exec: $script is not a file under tools/"
+			die "exec: $script is not a file under tools/"
 	fi
 	{
 		printf 'MODE=%q\nSRPT=%q\nTESTS=%q\nTEST_TIMEOUT=%q\nSCRIPT=%q\nHOST_REPO=%q\n' \
@@ -365,13 +365,13 @@ main() {
 		return
 	fi
 	if [[ $mode == shell ]]; then
-		msg "booting guest ($mode, SRPT=$SRPT, ${KVER:-?}), run directory $RUN_DIR"
+		log "booting guest ($mode, SRPT=$SRPT, ${KVER:-?}), run directory $RUN_DIR"
 		"${qemu[@]}"
 		exit 0
 	fi
 	boot_guest "$mode" || true
 	if [[ $mode == exec ]]; then
-		[[ -f $RUN_DIR/out/DONE ]] || fatal "guest did not finish; see $RUN_DIR/console.log"
+		[[ -f $RUN_DIR/out/DONE ]] || die "guest did not finish; see $RUN_DIR/console.log"
 		exit "$(cat "$RUN_DIR/out/exec.status" 2>/dev/null || echo 1)"
 	fi
 	summarise "$RUN_DIR/out"
@@ -407,7 +407,7 @@ boot_fabric() {
 	local append=$1 ports tpid l rc=0 i
 	local -a base=("${qemu[@]}") tq iq port
 	read -r -a port <<<"$(free_ports 2)"
-	((${#port[@]} == 2)) || fatal "no free TCP ports for the links"
+	((${#port[@]} == 2)) || die "no free TCP ports for the links"
 	tq=("${base[@]}") iq=("${base[@]}")
 	for i in "${!base[@]}"; do
 		if [[ ${base[i]} == "$append" ]]; then
@@ -422,7 +422,7 @@ boot_fabric() {
 			-device "virtio-net-pci,netdev=link$l,mac=52:54:00:52:0$l:02")
 	done
 	ports="${port[*]}"
-	msg "booting the target guest (SRPT=$SRPT, ${KVER:-?}, ${VM_SMP} vCPU, $VM_MEM; links on ports $ports), run directory $RUN_DIR"
+	log "booting the target guest (SRPT=$SRPT, ${KVER:-?}, ${VM_SMP} vCPU, $VM_MEM; links on ports $ports), run directory $RUN_DIR"
 	timeout -k 10 "$VM_TIMEOUT" "${tq[@]}" </dev/null >"$RUN_DIR/console-target.log" 2>&1 &
 	tpid=$!
 	for ((i = 0; i < 300; i++)); do
@@ -434,7 +434,7 @@ boot_fabric() {
 		kill "$tpid" 2>/dev/null
 		wait "$tpid" 2>/dev/null || true
 		tail -n 5 "$RUN_DIR/console-target.log" >&2
-		fatal "the target guest's QEMU does not listen on $ports"
+		die "the target guest's QEMU does not listen on $ports"
 	fi
 	qemu=("${iq[@]}")
 	boot_once "fabric, initiator" || rc=$?
@@ -443,7 +443,7 @@ boot_fabric() {
 		sleep 0.1
 	done
 	if kill -0 "$tpid" 2>/dev/null; then
-		msg "the target guest did not power off: stopping it"
+		log "the target guest did not power off: stopping it"
 		kill "$tpid" 2>/dev/null
 	fi
 	wait "$tpid" 2>/dev/null || true

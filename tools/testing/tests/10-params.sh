@@ -50,14 +50,14 @@ load_read() {
 # log a message naming the parameter.
 load_refused() {
 	local mark name=${1%%=*}
-	mark=$(cp_dmesg_mark)
+	mark=$(kmsg_mark)
 	if modprobe ib_srpt "$1" 2>/dev/null; then
 		echo "modprobe ib_srpt $1 succeeded" >&2
 		srpt_unload
 		return 1
 	fi
 	[[ ! -d /sys/module/ib_srpt ]] || { echo "ib_srpt is loaded after a refused load" >&2; return 1; }
-	cp_dmesg_since "$mark" | grep -F "$name" >&2 ||
+	kmsg_since "$mark" | grep -F "$name" >&2 ||
 		{ echo "no kernel message names $name" >&2; return 1; }
 }
 

@@ -150,10 +150,10 @@ case_attribs() {
 # refused (EEXIST): it would be the same initiator.
 acl_normalised() {
 	local mark lines rc=0
-	mark=$(cp_dmesg_mark)
+	mark=$(kmsg_mark)
 	cp_mkdir_err "$1/acls/$2"
 	[[ $CP_ERR == ok ]] || { echo "ACL $2: $CP_ERR" >&2; return 1; }
-	lines=$(cp_dmesg_since "$mark")
+	lines=$(kmsg_since "$mark")
 	if ! grep -qF "ACL \"$2\" matches logins named \"$3\"" <<<"$lines"; then
 		echo "ACL $2: no 'matches logins named \"$3\"' in dmesg: $lines" >&2
 		rc=1

@@ -91,9 +91,9 @@ case_guid_form_rdma_cm() {
 case_no_acl() {
 	local mark lines
 	only_acl "$TPG_GUID" 10.211.0.77
-	mark=$(cp_dmesg_mark)
+	mark=$(kmsg_mark)
 	cp_login_refused
-	lines=$(cp_dmesg_since "$mark")
+	lines=$(kmsg_since "$mark")
 	printf '%s\n' "$lines" | grep -E 'ib_srpt|ib_srp' >&2 || true
 	if cp_is_stock; then
 		grep -q 'Rejected login for initiator' <<<"$lines" ||

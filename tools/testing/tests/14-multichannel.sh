@@ -49,7 +49,7 @@ case_single() {
 	# No reconnect by ib_srp: it would log in with SINGLE again.
 	echo off >"$rport/reconnect_delay" 2>/dev/null ||
 		log "cannot switch reconnect_delay off: $(cat "$rport/reconnect_delay")"
-	mark=$(cp_dmesg_mark)
+	mark=$(kmsg_mark)
 	# srp-login keeps its channel until killed (at most 60 s).
 	cp_tool_login_bg "$STATE/single.out" -w 60
 	pid=$CP_TOOL_PID
@@ -66,8 +66,8 @@ case_single() {
 	out=$(cat "$STATE/single.out")
 	log "SINGLE login: $out"
 	[[ $(cp_mc_result "$out") == terminated ]] || { echo "expected MULTICHAN_TERMINATED" >&2; return 1; }
-	cp_dmesg_since "$mark" | grep -E "$host|ib_srpt" >&2 || true
-	cp_dmesg_since "$mark" | grep -Eq "$host: ib_srp: (received DREQ|DREQ received|connection closed)" ||
+	kmsg_since "$mark" | grep -E "$host|ib_srpt" >&2 || true
+	kmsg_since "$mark" | grep -Eq "$host: ib_srp: (received DREQ|DREQ received|connection closed)" ||
 		[[ $st != running ]] || { echo "$host did not notice the disconnect" >&2; return 1; }
 	srp_logout "$host" 30
 	cp_wait_channels 0

@@ -55,7 +55,7 @@ mk_target() {
 # the kernel log since MARK has ib_srp's disconnect message for HOST.
 saw_disconnect() {
 	local rport
-	cp_dmesg_since "$2" | grep -Eq "$1: ib_srp: (received DREQ|DREQ received|connection closed)" && return 0
+	kmsg_since "$2" | grep -Eq "$1: ib_srp: (received DREQ|DREQ received|connection closed)" && return 0
 	rport=$(cp_rport_of "$1" 2>/dev/null) || return 0
 	[[ $(cat "$rport/state" 2>/dev/null) != running ]]
 }
@@ -71,7 +71,7 @@ case_rmmod() {
 	disk=$(srp_login)
 	host=$(srp_host_of "$disk")
 	echo off >"$(cp_rport_of "$host")/reconnect_delay" 2>/dev/null || true
-	mark=$(cp_dmesg_mark)
+	mark=$(kmsg_mark)
 	t0=$EPOCHREALTIME
 	# What mk_target made, removed in reverse (disabling the TPG closes the
 	# channels and waits for them), then the fabric and the module. The
@@ -92,7 +92,7 @@ case_rmmod() {
 	total=$(usecs_since "$t0")
 	log "with $host logged in: enable=0 $((t_en / 1000)) ms, rmmod $((t_rm / 1000)) ms, whole teardown $((total / 1000)) ms"
 	wait_for 10 saw_disconnect "$host" "$mark" || { echo "$host did not see the disconnect" >&2; rc=1; }
-	cp_dmesg_since "$mark" | grep -E "$host|ib_srpt" >&2 || true
+	kmsg_since "$mark" | grep -E "$host|ib_srpt" >&2 || true
 	srp_logout "$host" 30 || rc=1
 	((t_en + t_rm <= 10000000)) || { echo "enable=0 and rmmod took $(((t_en + t_rm) / 1000)) ms" >&2; rc=1; }
 	# Lenient bound for the whole sequence including the shell's work.
@@ -111,7 +111,7 @@ case_unplug() {
 	mk_target
 	disk=$(srp_login)
 	host=$(srp_host_of "$disk")
-	mark=$(cp_dmesg_mark)
+	mark=$(kmsg_mark)
 	t0=$SECONDS
 	rdma link del "$RDMA_DEV"
 	log "rdma link del $RDMA_DEV: $((SECONDS - t0))s"
@@ -120,7 +120,7 @@ case_unplug() {
 	wait_for 20 test ! -e "/sys/class/scsi_host/$host" || { echo "$host still exists" >&2; return 1; }
 	left=$(cp_cm_ids | grep -F 'comm [ib_srpt]' | grep -v ' state LISTEN ' || true)
 	[[ -z $left ]] || { echo "ib_srpt CM IDs left: $left" >&2; return 1; }
-	cp_dmesg_since "$mark" | grep -E 'ib_srpt|ib_srp|rxe' >&2 || true
+	kmsg_since "$mark" | grep -E 'ib_srpt|ib_srp|rxe' >&2 || true
 	[[ -d $SRPT_CFS/$(basename "$(dirname "$TPG")") ]] || { echo "the WWN directory went away" >&2; return 1; }
 	echo "$TPG" >"$STATE/tpg"
 }
@@ -192,7 +192,7 @@ case_two_ch_disable_unplug() {
 		log "round $round"
 		fresh_target || return
 		host=$(login_many) || return
-		mark=$(cp_dmesg_mark)
+		mark=$(kmsg_mark)
 		echo 0 >"$TPG/enable" && rdma link del "$RDMA_DEV" || return
 		cp_released_before_removed "$mark" "$RDMA_DEV" $((2 + TOOL_CHS)) || return
 		host_gone "$host" || return
@@ -215,7 +215,7 @@ case_two_ch_logout_rmmod() {
 		fresh_target || return
 		host=$(login_many) || return
 		rport=$(cp_rport_of "$host") || return
-		mark=$(cp_dmesg_mark)
+		mark=$(kmsg_mark)
 		echo 1 >"$rport/delete" && srpt_teardown_configfs &&
 			rmdir "$SRPT_CFS" && rmmod ib_srpt || return
 		cp_released_before_removed "$mark" "$RDMA_DEV" $((2 + TOOL_CHS)) || return

@@ -197,12 +197,12 @@ case_tracepoints() {
 
 case_after_logout() {
 	local mark n
-	mark=$(cp_dmesg_mark)
+	mark=$(kmsg_mark)
 	srp_logout "$(cat "$STATE/disk")" 30
 	cp_wait_channels 0
 	# Every close says why: ib_srp disconnects both channels.
-	cp_dmesg_since "$mark" | grep 'closing channel' >&2 || true
-	n=$(cp_dmesg_since "$mark" | grep -cE "ib_srpt: .*: closing channel: (disconnected|the initiator logged out)$") || true
+	kmsg_since "$mark" | grep 'closing channel' >&2 || true
+	n=$(kmsg_since "$mark" | grep -cE "ib_srpt: .*: closing channel: (disconnected|the initiator logged out)$") || true
 	((n == 2))
 	[[ $(cat "$(cat "$STATE/acl")/info") == "No active SRP session for "* ]]
 	trace_has 2 " srpt_ch_state: $IPV4 cid [01] live -> disconnecting"

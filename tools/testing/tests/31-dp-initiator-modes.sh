@@ -77,7 +77,7 @@ for p in "${PHASES[@]}"; do
 		sub_result FAIL "$name" "cannot set use_srq=$srq"
 		continue
 	fi
-	dp_mark "$name"
+	kmsg_mark "$name"
 	if ! dp_login "${optv[@]}"; then
 		sub_result FAIL "$name" "login failed"
 		continue
@@ -85,7 +85,7 @@ for p in "${PHASES[@]}"; do
 	want_ch=1
 	[[ $opts == *ch_count=4* ]] && want_ch=4
 	disk=${DP_DISKS[0]}
-	kmsg=$(dp_dmesg_since "$name")
+	kmsg=$(kmsg_since "$name")
 	nimm=$(grep -c 'using immediate data' <<<"$kmsg" || true)
 	nch=$(dp_host_attr ch_count)
 	log "$name: $nch channel(s), $nimm with immediate data"
@@ -131,7 +131,7 @@ for p in "${PHASES[@]}"; do
 	# the data; each phase writes its own region
 	sub_case "$name" dp_fio "$name" "$disk" "${FIO_JOB[@]}" "--offset=${off}m" || true
 	off=$((off + 8))
-	if dp_kmsg_has "$name" 'Could not fit S/G list'; then
+	if kmsg_has "$name" 'Could not fit S/G list'; then
 		sub_result FAIL "$name-sg-fit" "ib_srp could not fit a S/G list into SRP_CMD"
 	fi
 	srp_logout "$disk" || die "logout failed"

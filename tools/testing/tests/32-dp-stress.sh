@@ -86,7 +86,7 @@ sampler() {
 }
 
 read -r -a st0 <"/sys/block/$dev/stat"
-dp_mark credits
+kmsg_mark credits
 sampler &
 spid=$!
 rc=0
@@ -142,9 +142,9 @@ if ((maxin * 2 >= can_queue)); then
 else
 	sub_result FAIL credits-queue-depth "at most $maxin in flight (can_queue $can_queue)"
 fi
-if dp_kmsg_has credits 'SRP abort|reset_device|reset_host|reconnect|timing out|timed out'; then
+if kmsg_has credits 'SRP abort|reset_device|reset_host|reconnect|timing out|timed out'; then
 	sub_result FAIL credits-no-error-handling \
-		"$(dp_dmesg_since credits | grep -E 'SRP abort|reset|reconnect|tim' | head -n 3 | tr '\n' ' ')"
+		"$(kmsg_since credits | grep -E 'SRP abort|reset|reconnect|tim' | head -n 3 | tr '\n' ' ')"
 else
 	sub_result PASS credits-no-error-handling
 fi
@@ -162,7 +162,7 @@ ddisk=${DP_DISKS[1]}
 # reset_during_fio NAME SG_RESET_FLAG OFFSET_MIB: fio with resets every second.
 reset_during_fio() {
 	local name=$1 flag=$2 pid rc=0 n=0 bad=0 t0=$SECONDS
-	dp_mark "$name"
+	kmsg_mark "$name"
 	dp_fio "$name" "$disk" --rw=randwrite --bssplit=4k/50:64k/50 --iodepth=16 \
 		--direct=1 --size=16M "--offset=${3}m" --time_based --runtime="$RESET_SECS" \
 		--verify_backlog=64 &
@@ -188,10 +188,10 @@ reset_during_fio() {
 # 30 s and ib_srp aborts it; that must not happen.
 lost_commands() {
 	local n
-	n=$(dp_dmesg_since "$1" | grep -c 'SRP abort called' || true)
+	n=$(kmsg_since "$1" | grep -c 'SRP abort called' || true)
 	((n == 0)) && return 0
 	echo "$n command(s) timed out and were aborted during $1" >&2
-	dp_dmesg_since "$1" | grep -E 'SRP abort|ABORT_TASK' | head -n 6 >&2
+	kmsg_since "$1" | grep -E 'SRP abort|ABORT_TASK' | head -n 6 >&2
 	[[ $SRPT == stock ]] && return "$EXIT_SKIP"	# known: stock loses commands on LUN reset
 	# SAM: a LOGICAL UNIT RESET aborts the issuing nexus's own commands
 	# without a response; ib_srp in 6.12 does not complete them when the
@@ -230,7 +230,7 @@ abort_case() {
 	local kind=$1 pid rc=0 t0=$SECONDS kmsg nfound nrsp nsrp out=/tmp/dp-abort-read
 	set_delay "$DELAY_MS"
 	echo "$SCSI_TMO" >"$tmo"
-	dp_mark "abort-$kind"
+	kmsg_mark "abort-$kind"
 	if [[ $kind == write ]]; then
 		dd if="$pb" of="$ddisk" bs=256k seek=8M oflag=direct,seek_bytes status=none &
 	else
@@ -238,15 +238,15 @@ abort_case() {
 	fi
 	pid=$!
 	sleep 2
-	if ! wait_for 60 dp_kmsg_has "abort-$kind" 'ABORT_TASK: Sending'; then
+	if ! wait_for 60 kmsg_has "abort-$kind" 'ABORT_TASK: Sending'; then
 		echo "no ABORT_TASK answered by the target within 60 s" >&2
 		rc=1
 	fi
 	log "$kind: first abort answered after $((SECONDS - t0))s; removing the delay"
 	set_delay 0
 	echo "$old_tmo" >"$tmo"
-	dp_wait_pid "$pid" 120 || { echo "dd ($kind) failed or hung" >&2; rc=1; }
-	kmsg=$(dp_dmesg_since "abort-$kind")
+	wait_bounded 120 "$pid" || { echo "dd ($kind) failed or hung" >&2; rc=1; }
+	kmsg=$(kmsg_since "abort-$kind")
 	nfound=$(grep -c 'ABORT_TASK: Found referenced' <<<"$kmsg" || true)
 	nrsp=$(grep -c 'ABORT_TASK: Sending' <<<"$kmsg" || true)
 	nsrp=$(grep -c 'Sending SRP abort' <<<"$kmsg" || true)
