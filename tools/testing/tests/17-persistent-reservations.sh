@@ -140,15 +140,15 @@ expect() {
 # COMMUNICATION FAILURE, although LIO has registered the key. The admin
 # guide tells to create it; this case shows why, then creates it.
 case_no_pr_dir() {
-	local out rc=0 before after
+	local out rc=0 mark n
 	rm -rf "$PR_DIR"
-	before=$(dmesg | grep -c 'for APTPL metadata failed' || true)
+	mark=$(kmsg_mark)
 	out=$(pr "$DISK_A" --out --register --param-sark="$KEY_A" 2>&1) || rc=$?
 	log "REGISTER without $PR_DIR: status $rc: $out"
 	((rc != 0)) || { echo "REGISTER succeeded without $PR_DIR" >&2; return 1; }
 	grep -qi 'not ready' <<<"$out" || { echo "REGISTER: $out" >&2; return 1; }
-	after=$(dmesg | grep -c 'for APTPL metadata failed' || true)
-	((after > before)) || { echo "no APTPL metadata message in the kernel log" >&2; return 1; }
+	n=$(kmsg_since "$mark" | grep -c 'for APTPL metadata failed') || true
+	((n >= 1)) || { echo "no APTPL metadata message in the kernel log" >&2; return 1; }
 	mkdir -p "$PR_DIR"
 	# LIO kept the registration: remove it.
 	expect "keys after the failed REGISTER" "$(pr_keys "$DISK_A")" "$KEY_A"
@@ -301,7 +301,7 @@ case_ip_acl() {
 	disk_a=$(srp_login initiator_ext="$EXT_A")
 	disk_b=$(srp_login initiator_ext="$EXT_B")
 	gen=$(cat "$SO/pr/res_pr_generation")
-	mark=$(dmesg | wc -l)
+	mark=$(kmsg_mark)
 	pr_refused "$disk_a" --out --register --param-sark="$KEY_A"
 	pr_refused "$disk_a" --out --reserve --param-rk="$KEY_A" --prout-type=1
 	pr_refused "$disk_a" --in --read-keys
@@ -313,7 +313,7 @@ case_ip_acl() {
 	expect "registrations after the refused commands" \
 		"$(tr '\n' ' ' <"$SO/pr/res_pr_registered_i_pts")" "SPC-3 PR Registrations: None "
 	for dir in OUT IN; do
-		n=$(dmesg | tail -n +"$((mark + 1))" |
+		n=$(kmsg_since "$mark" |
 			grep -cF "$IPV4: PERSISTENT RESERVE $dir refused: an ACL not named by an initiator port ID") || true
 		((n >= 1)) || { echo "no 'PERSISTENT RESERVE $dir refused' line for $IPV4 in the kernel log" >&2; return 1; }
 	done

@@ -123,7 +123,7 @@ fi
 [[ $(uname -r) == *-ibsrpt-debug ]] || export NOT_DEBUG_KERNEL=1
 guid=$(srpt_guid)
 log "target port $SRPT_WWN, service GUID $guid, receive mode $MODE"
-dmesg_start=$(dmesg | wc -l)
+kmsg_mark hostile
 
 args=(-d "$IPV4" -s "$IPV4" -p "$SRP_LOGIN_PORT" -g "$guid" -i "0x$INIT_ID"
 	-m "$(cat /sys/module/ib_srpt/parameters/srp_max_req_size)" -o "${SUBRESULTS:-/dev/null}"
@@ -145,7 +145,7 @@ rm -rf "$build"
 if [[ $SRPT == ours ]]; then
 	want=ring other=SRQ
 	[[ $MODE == srq ]] && want=SRQ other=ring
-	logins=$(dmesg | tail -n +$((dmesg_start + 1)) | grep 'login accepted' || true)
+	logins=$(kmsg_since hostile | grep 'login accepted' || true)
 	n_want=$(grep -c ", $want, " <<<"$logins" || true)
 	n_other=$(grep -c ", $other, " <<<"$logins" || true)
 	log "logins: $n_want with $want, $n_other with $other"
