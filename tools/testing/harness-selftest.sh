@@ -334,9 +334,29 @@ run_ktap() {
 		"$(head -n 2 "$out" | tr '\n' ' ' | sed 's/ $//')"
 }
 
+# run_boot_report: kunit.sh's boot_report tells a report while the debug
+# kernel booted (retried once) from one during the module's run (a failure).
+run_boot_report() {
+	local k log=$TMP/boot-report.log got
+	k="$(dirname "$LIB")/kunit.sh"
+	{
+		echo "[    7.000633] BUG: KASAN: wild-memory-access in do_raw_spin_lock+0x11d/0x270"
+		cat "$TMP/kunit-kmsg.log"
+	} >"$log"
+	got=$(KUNIT_SH_LIB=1 K="$k" bash -c '. "$K"; boot_report "$1" 2>/dev/null && echo boot || echo run' _ "$log")
+	check "kunit.sh: report before START is a boot report" boot "$got"
+	{
+		cat "$TMP/kunit-kmsg.log"
+		echo "[   53.000000] BUG: KASAN: slab-use-after-free in srpt_x+0x1/0x2"
+	} >"$log"
+	got=$(KUNIT_SH_LIB=1 K="$k" bash -c '. "$K"; boot_report "$1" 2>/dev/null && echo boot || echo run' _ "$log")
+	check "kunit.sh: report after START is not" run "$got"
+}
+
 echo "checking $LIB"
 run_kmsg
 run_ktap
+run_boot_report
 run_boot "early ok" 2 0 1
 run_boot "early early" 2 1 1
 run_boot "late ok" 1 1 0

@@ -50,15 +50,22 @@ SRPT_DIR=drivers/infiniband/ulp/srpt
 # while it loads); kunit.py parses the KTAP the guest saved. Sets rc,
 # elapsed and log like the UML run.
 run_debug() {
-	local dir vm=$OUT/vm
+	local dir vm=$OUT/vm boot
 	dir=$("$HERE/debug-kernel.sh" dir) || exit 1
 	start=$SECONDS
-	rc=0
 	"$HERE/debug-kernel.sh" module "$OUT/ko" 1 >"$OUT/ko.log" 2>&1 ||
 		{ tail -n 30 "$OUT/ko.log" >&2; die "building the KUnit ib_srpt.ko failed"; }
-	GUEST_KIND=debug KO=$OUT/ko/ib_srpt.ko VM_RUN_DIR=$vm VM_TIMEOUT=$KUNIT_TIMEOUT \
-		SRPT_TEST_KUNIT_FILTER=$FILTER "$HERE/vm.sh" exec "$HERE/guest/kunit.sh" \
-		>"$OUT/vm.log" 2>&1 || rc=$?
+	for boot in 1 2; do
+		rc=0
+		rm -rf "$vm"
+		GUEST_KIND=debug KO=$OUT/ko/ib_srpt.ko VM_RUN_DIR=$vm VM_TIMEOUT=$KUNIT_TIMEOUT \
+			SRPT_TEST_KUNIT_FILTER=$FILTER "$HERE/vm.sh" exec "$HERE/guest/kunit.sh" \
+			>"$OUT/vm.log" 2>&1 || rc=$?
+		((boot == 1)) && boot_report "$vm/out/kunit-dmesg.log" || break
+		log "the debug kernel reported while booting, before ib_srpt was loaded (lines above): booting it again once"
+		mkdir -p "$KDIR_UML"
+		cp "$vm/out/kunit-dmesg.log" "$KDIR_UML/kunit-dmesg-boot1.log" 2>/dev/null || true
+	done
 	elapsed=$((SECONDS - start))
 	log=$vm/out/kunit-dmesg.log
 	if [[ ! -s $vm/out/kunit.log ]]; then
@@ -73,6 +80,19 @@ run_debug() {
 	mkdir -p "$KDIR_UML"
 	cp "$vm/out/kunit.log" "$vm/out/kunit-dmesg.log" "$KDIR_UML/" 2>/dev/null || true
 	log=$KDIR_UML/kunit-dmesg.log
+}
+
+# Kernel-log reports that fail the run even when every case passed.
+REPORT_RE='BUG: KASAN|WARNING: (possible|inconsistent|suspicious)|BUG: (sleeping|spinlock|scheduling)|INFO: (possible|trying)|UBSAN:|kernel BUG at|general protection'
+
+# boot_report LOG: true (and the report lines on stderr) when the guest
+# kernel log LOG has a report before "ib_srpt-kunit: START", that is while
+# the kernel booted, before ib_srpt.ko was loaded. Seen once under TCG:
+# KASAN in handle_edge_irq() from identify_cpu() at 7 s. Such a boot is
+# retried once; a report after START always fails.
+boot_report() {
+	[[ -f $1 ]] || return 1
+	sed -n '/ib_srpt-kunit: START$/q; p' "$1" | grep -E "$REPORT_RE" >&2
 }
 
 # ktap_from_kmsg LOG: the KTAP of a module's KUnit run from its kernel log
@@ -267,7 +287,7 @@ sys.exit(0 if cases and counts['FAIL'] == 0 and rc == 0 else 1)
 EOF
 
 # Reports that do not fail a KUnit case by themselves.
-if [[ -f $log ]] && grep -nE 'BUG: KASAN|WARNING: (possible|inconsistent|suspicious)|BUG: (sleeping|spinlock|scheduling)|INFO: (possible|trying)|UBSAN:|kernel BUG at|general protection' "$log" >&2; then
+if [[ -f $log ]] && grep -nE "$REPORT_RE" "$log" >&2; then
 	log "kernel log of the KUnit run has reports (above; full log $log)"
 	[[ -n ${SUBRESULTS:-} ]] && echo "FAIL ib_srpt/kernel-log-clean" >> "$SUBRESULTS"
 	status=1
