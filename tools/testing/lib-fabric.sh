@@ -184,6 +184,9 @@ fabric_target_setup() {
 	fabric_rdma_setup || return
 	brd_setup "$size" 1 || return
 	backstore_iblock fabric_ram0 /dev/ram0 >/dev/null || return
+	# As targetcli does: without a unit serial LIO reports no VPD pages
+	# (spc_emulate_evpd_00), so the disks would have no WWID (page 0x83).
+	sysfs_write "$FABRIC_SO/wwn/vpd_unit_serial" 3f1c2b7a-5d4e-4a60-9b18-fab000000001 || return
 	for l in "${FABRIC_LINKS[@]}"; do
 		tpg=$(srpt_add_target "$(port_wwn "$(fabric_rdma "$l")" 1 guid)") || return
 		srpt_add_lun "$tpg" "$FABRIC_SO" >/dev/null || return
@@ -297,8 +300,8 @@ fabric_udev_db() {
 	local dev=${1#/dev/} mm serial
 	mm=$(cat "/sys/class/block/$dev/dev") || return
 	if ! serial=$(/lib/udev/scsi_id -g -u -d "/dev/$dev" 2>&1); then
-		# Seen on Debian's 6.12 guest over ib_srp: the disk has no
-		# VPD page 0x83 in sysfs and scsi_id fails. Both paths are
+		# Only when LIO reports no VPD pages (a backstore without
+		# a unit serial, see fabric_target_setup). Both paths are
 		# the same LUN (this topology has only one): a fixed WWID.
 		log "scsi_id $dev failed ($serial); sg_inq -p 0x83: $(sg_inq -p 0x83 "/dev/$dev" 2>&1 | head -n 4 | tr '\n' ' ')"
 		echo "NOTE $dev: no WWID from VPD page 0x83 (scsi_id failed), fixed WWID used" >>"${SUBRESULTS:-/dev/null}"
@@ -313,8 +316,8 @@ fabric_udev_db() {
 # tmpfs overlay): paths checked every second (at most every 2 s), I/O
 # queued for 60 checks when no path is left instead of failing at once,
 # only SCSI disks. LIO's disks: both paths in one group (multibus), no
-# ALUA handler (it needs VPD page 0x83, which the guest's disks lack, see
-# fabric_udev_db). The WWIDs come from the udev records of fabric_udev_db.
+# ALUA handler yet. The WWIDs come from the udev records of fabric_udev_db
+# (scsi_id on VPD page 0x83).
 fabric_multipath_conf() {
 	mkdir -p /etc/multipath
 	cat >/etc/multipath.conf <<'CONF'
