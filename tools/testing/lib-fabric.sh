@@ -249,6 +249,14 @@ fabric_teardown_multipath() {
 	return "$rc"
 }
 
+# fabric_mpath_logout: the last step of a multipath test: multipath down,
+# every ib_srp login ended, and no channel left in the target.
+fabric_mpath_logout() {
+	fabric_teardown_multipath
+	srp_logout_all 60
+	fabric_wait_target_channels 0 30
+}
+
 # fabric_teardown: undo a test in this guest: multipath devices and
 # multipathd, then teardown_all, then links up without netem. Fails like
 # teardown_all.

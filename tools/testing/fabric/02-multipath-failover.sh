@@ -53,18 +53,12 @@ fault() {
 	fabric_fault -f "$1" "$(cat "$STATE/mp")" "${@:2}"
 }
 
-case_teardown() {
-	fabric_teardown_multipath
-	srp_logout_all 60
-	fabric_wait_target_channels 0 30
-}
-
 fabric_on target -t 180 fabric_target_setup 128 >&2 || die "target setup failed"
 fabric_rdma_setup || die "soft-RoCE setup failed"
 sub_case mpath-two-paths case_setup || die "no multipath device"
 sub_case link1-down-up fault link1-down-up fabric_link 1 down -- fabric_link 1 up || true
 sub_case link2-down-up fault link2-down-up fabric_link 2 down -- fabric_link 2 up || true
 sub_case port1-disable-enable fault port1-disable-enable fabric_port_enable 1 0 -- fabric_port_enable 1 1 || true
-sub_case logout-no-channels case_teardown || true
+sub_case logout-no-channels fabric_mpath_logout || true
 [[ -f $OUTD/stalls.txt ]] && log "stalls: $(cat "$OUTD/stalls.txt")"
 sub_exit

@@ -50,12 +50,6 @@ case_unplug() {
 		fabric_rdma_del 1 -- fabric_rdma_add 1
 }
 
-case_teardown() {
-	fabric_teardown_multipath
-	srp_logout_all 60
-	fabric_wait_target_channels 0 30
-}
-
 fabric_on target -t 180 fabric_target_setup 128 >&2 || die "target setup failed"
 fabric_rdma_setup || die "soft-RoCE setup failed"
 sub_case mpath-two-paths case_setup || die "no multipath device"
@@ -65,6 +59,6 @@ if [[ $SRPT == stock ]]; then
 else
 	sub_case rdma-del-add-link1 case_unplug || true
 fi
-sub_case logout-no-channels case_teardown || true
+sub_case logout-no-channels fabric_mpath_logout || true
 [[ -f $OUTD/stalls.txt ]] && log "stalls: $(cat "$OUTD/stalls.txt")"
 sub_exit
