@@ -3505,6 +3505,65 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 }
 
 /**
+ * srpt_rdma_cm_src_name() - the initiator name of an RDMA/CM login
+ * @buf: output buffer; 40 bytes hold every name
+ * @len: size of @buf
+ * @sa: the initiator's address, AF_INET or AF_INET6
+ *
+ * An IPv6 address is written in full (eight groups of four hex digits),
+ * without its scope ID; an IPv4-mapped IPv6 address and an IPv4 address
+ * are written in dotted-quad form, so that an initiator has the same name
+ * on an IPv4 and on a dual-stack listener. Any other family is read as
+ * AF_INET.
+ */
+static void srpt_rdma_cm_src_name(char *buf, size_t len,
+				  const struct sockaddr *sa)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)sa;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)sa;
+
+	if (sa->sa_family == AF_INET6 &&
+	    !ipv6_addr_v4mapped(&sin6->sin6_addr))
+		snprintf(buf, len, "%pI6", &sin6->sin6_addr);
+	else if (sa->sa_family == AF_INET6)
+		snprintf(buf, len, "%pI4", &sin6->sin6_addr.s6_addr32[3]);
+	else
+		snprintf(buf, len, "%pI4", &sin->sin_addr);
+}
+
+/**
+ * srpt_rdma_cm_login_req() - the SRP login request of an RDMA/CM
+ *	connection request
+ * @req: the login request in SRP layout; every byte is written
+ * @data: the private data of the request (struct srp_login_req_rdma), or
+ *	NULL
+ * @data_len: its length in bytes
+ *
+ * InfiniBand's CM zero-fills the private data to its full size, iWARP's
+ * MPA delivers only the bytes the initiator sent: a short login request is
+ * read as zero-filled on every transport, so that it gets the same answer
+ * (an SRP_LOGIN_REJ with a reason) on all. Bytes beyond struct
+ * srp_login_req_rdma are ignored.
+ */
+static void srpt_rdma_cm_login_req(struct srp_login_req *req,
+				   const void *data, u8 data_len)
+{
+	struct srp_login_req_rdma rdma = {};
+
+	if (data)
+		memcpy(&rdma, data, min_t(size_t, data_len, sizeof(rdma)));
+	memset(req, 0, sizeof(*req));
+	req->opcode = rdma.opcode;
+	req->tag = rdma.tag;
+	req->req_it_iu_len = rdma.req_it_iu_len;
+	req->req_buf_fmt = rdma.req_buf_fmt;
+	req->req_flags = rdma.req_flags;
+	req->imm_data_offset = rdma.imm_data_offset;
+	memcpy(req->initiator_port_id, rdma.initiator_port_id, 16);
+	memcpy(req->target_port_id, rdma.target_port_id, 16);
+}
+
+/**
  * srpt_rdma_cm_req_recv() - process an RDMA/CM connection request
  * @cm_id: the new connection
  * @event: the CONNECT_REQUEST event
@@ -3514,42 +3573,15 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 static int srpt_rdma_cm_req_recv(struct rdma_cm_id *cm_id,
 				 struct rdma_cm_event *event)
 {
-	struct sockaddr *sa = (struct sockaddr *)&cm_id->route.addr.dst_addr;
-	struct srp_login_req_rdma rdma = {};
 	struct srpt_device *sdev;
-	struct srp_login_req req = {};
+	struct srp_login_req req;
 	char src[40];
 	int ret = -ECONNREFUSED;
 
-	if (sa->sa_family == AF_INET6 &&
-	    !ipv6_addr_v4mapped(&((struct sockaddr_in6 *)sa)->sin6_addr))
-		snprintf(src, sizeof(src), "%pI6",
-			 &((struct sockaddr_in6 *)sa)->sin6_addr);
-	else if (sa->sa_family == AF_INET6)
-		snprintf(src, sizeof(src), "%pI4",
-			 &((struct sockaddr_in6 *)sa)->sin6_addr.s6_addr32[3]);
-	else
-		snprintf(src, sizeof(src), "%pI4",
-			 &((struct sockaddr_in *)sa)->sin_addr);
-
-	/*
-	 * InfiniBand's CM zero-fills the private data to its full size,
-	 * iWARP's MPA delivers only the bytes the initiator sent: a short
-	 * login request is read as zero-filled on every transport, so that
-	 * it gets the same answer (an SRP_LOGIN_REJ with a reason) on all.
-	 */
-	if (event->param.conn.private_data)
-		memcpy(&rdma, event->param.conn.private_data,
-		       min_t(size_t, event->param.conn.private_data_len,
-			     sizeof(rdma)));
-	req.opcode = rdma.opcode;
-	req.tag = rdma.tag;
-	req.req_it_iu_len = rdma.req_it_iu_len;
-	req.req_buf_fmt = rdma.req_buf_fmt;
-	req.req_flags = rdma.req_flags;
-	req.imm_data_offset = rdma.imm_data_offset;
-	memcpy(req.initiator_port_id, rdma.initiator_port_id, 16);
-	memcpy(req.target_port_id, rdma.target_port_id, 16);
+	srpt_rdma_cm_src_name(src, sizeof(src),
+			      (struct sockaddr *)&cm_id->route.addr.dst_addr);
+	srpt_rdma_cm_login_req(&req, event->param.conn.private_data,
+			       event->param.conn.private_data_len);
 
 	mutex_lock(&srpt_dev_mutex);
 	list_for_each_entry(sdev, &srpt_dev_list, list) {
