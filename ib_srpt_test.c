@@ -4408,3 +4408,637 @@ static struct kunit_suite srpt_credit_test_suite = {
 };
 
 kunit_test_suite(srpt_credit_test_suite);
+
+/*
+ * The connection managers' entry points. The name and login request of an
+ * RDMA/CM connection request are pure functions, tested byte by byte. The
+ * event handlers are run on the fake channels above, with an IB/CM or
+ * RDMA/CM ID that belongs to no connection: a fake one where the handler
+ * only reads its context, else a real, idle one from ib_create_cm_id() or
+ * rdma_create_id() on which every CM call (REJ, DREP, DREQ, QP attributes)
+ * fails with -EINVAL and sends nothing.
+ */
+
+/* ---- srpt_rdma_cm_src_name() ---- */
+
+/**
+ * struct src_name_case - an initiator address and its name
+ * @label: case name
+ * @family: AF_INET or AF_INET6
+ * @addr: the address, as in4_pton()/in6_pton() read it
+ * @scope: sin6_scope_id
+ * @name: the expected name
+ */
+struct src_name_case {
+	const char *label;
+	sa_family_t family;
+	const char *addr;
+	u32 scope;
+	const char *name;
+};
+
+static const struct src_name_case src_name_cases[] = {
+	{ "ipv4", AF_INET, "192.0.2.1", 0, "192.0.2.1" },
+	{ "ipv4-broadcast", AF_INET, "255.255.255.255", 0,
+	  "255.255.255.255" },
+	{ "ipv4-any", AF_INET, "0.0.0.0", 0, "0.0.0.0" },
+	{ "ipv6-global", AF_INET6, "2001:db8::1", 0,
+	  "2001:0db8:0000:0000:0000:0000:0000:0001" },
+	{ "ipv6-loopback", AF_INET6, "::1", 0,
+	  "0000:0000:0000:0000:0000:0000:0000:0001" },
+	{ "ipv6-link-local-scope-dropped", AF_INET6, "fe80::2c9:300:a1:b2c3",
+	  3, "fe80:0000:0000:0000:02c9:0300:00a1:b2c3" },
+	{ "ipv6-longest-fits", AF_INET6,
+	  "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", 0,
+	  "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff" },
+	{ "v4-mapped", AF_INET6, "::ffff:192.0.2.1", 0, "192.0.2.1" },
+	{ "v4-mapped-any", AF_INET6, "::ffff:0.0.0.0", 0, "0.0.0.0" },
+	{ "v4-compatible-is-ipv6", AF_INET6, "::c000:201", 0,
+	  "0000:0000:0000:0000:0000:0000:c000:0201" },
+	{ "nat64-is-ipv6", AF_INET6, "64:ff9b::c000:201", 0,
+	  "0064:ff9b:0000:0000:0000:0000:c000:0201" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(src_name, src_name_cases, label);
+
+/* A sockaddr_storage holding @c's address, the rest of it garbage. */
+static struct sockaddr_storage *src_sockaddr(struct kunit *test,
+					     const struct src_name_case *c)
+{
+	struct sockaddr_storage *ss = kunit_kmalloc(test, sizeof(*ss),
+						    GFP_KERNEL);
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	KUNIT_ASSERT_NOT_NULL(test, ss);
+	memset(ss, 0x5a, sizeof(*ss));
+	ss->ss_family = c->family;
+	if (c->family == AF_INET) {
+		KUNIT_ASSERT_EQ(test, in4_pton(c->addr, -1,
+					       (u8 *)&sin->sin_addr, -1, NULL),
+				1);
+	} else {
+		KUNIT_ASSERT_EQ(test, in6_pton(c->addr, -1,
+					       sin6->sin6_addr.s6_addr, -1,
+					       NULL), 1);
+		sin6->sin6_scope_id = c->scope;
+	}
+	return ss;
+}
+
+/*
+ * An IPv6 initiator is named by its full address, without its scope; an
+ * IPv4 one, also behind an IPv4-mapped IPv6 address, in dotted quads. The
+ * longest name fits the handlers' 40-byte buffer.
+ */
+static void srpt_test_rdma_cm_src_name(struct kunit *test)
+{
+	const struct src_name_case *c = test->param_value;
+	struct sockaddr_storage *ss = src_sockaddr(test, c);
+	char name[40];
+
+	memset(name, 'x', sizeof(name));
+	srpt_rdma_cm_src_name(name, sizeof(name), (struct sockaddr *)ss);
+	KUNIT_EXPECT_STREQ(test, name, c->name);
+}
+
+/* ---- srpt_rdma_cm_login_req() ---- */
+
+/**
+ * struct pd_case - RDMA/CM private data of a login
+ * @label: case name
+ * @null: no private data (the pointer is NULL)
+ * @len: private_data_len
+ */
+struct pd_case {
+	const char *label;
+	bool null;
+	u8 len;
+};
+
+static const struct pd_case pd_cases[] = {
+	{ "null", true, 0 },
+	{ "null-with-length", true, sizeof(struct srp_login_req_rdma) },
+	{ "empty", false, 0 },
+	{ "half-tag", false, 4 },
+	{ "up-to-opcode", false, 12 },
+	{ "cut-in-initiator-port-id", false, 24 },
+	{ "cut-in-target-port-id", false, 40 },
+	{ "cut-in-imm-data-offset", false, 49 },
+	{ "no-reserved-bytes", false, 50 },
+	{ "full", false, sizeof(struct srp_login_req_rdma) },
+	{ "longer-than-the-struct", false, 255 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(pd, pd_cases, label);
+
+/*
+ * Where each field of struct srp_login_req comes from in struct
+ * srp_login_req_rdma, spelt out apart from the code under test.
+ */
+static const struct {
+	size_t out;
+	size_t in;
+	size_t len;
+} pd_fields[] = {
+	{ offsetof(struct srp_login_req, opcode),
+	  offsetof(struct srp_login_req_rdma, opcode), 1 },
+	{ offsetof(struct srp_login_req, tag),
+	  offsetof(struct srp_login_req_rdma, tag), 8 },
+	{ offsetof(struct srp_login_req, req_it_iu_len),
+	  offsetof(struct srp_login_req_rdma, req_it_iu_len), 4 },
+	{ offsetof(struct srp_login_req, req_buf_fmt),
+	  offsetof(struct srp_login_req_rdma, req_buf_fmt), 2 },
+	{ offsetof(struct srp_login_req, req_flags),
+	  offsetof(struct srp_login_req_rdma, req_flags), 1 },
+	{ offsetof(struct srp_login_req, imm_data_offset),
+	  offsetof(struct srp_login_req_rdma, imm_data_offset), 2 },
+	{ offsetof(struct srp_login_req, initiator_port_id),
+	  offsetof(struct srp_login_req_rdma, initiator_port_id), 16 },
+	{ offsetof(struct srp_login_req, target_port_id),
+	  offsetof(struct srp_login_req_rdma, target_port_id), 16 },
+};
+
+/*
+ * The private data is 255 bytes whose byte i is i + 1: every field of the
+ * login request must hold the bytes the initiator sent (zero beyond
+ * private_data_len, nothing from beyond the struct), every other byte of
+ * it zero, whatever it held before.
+ */
+static void srpt_test_rdma_cm_login_req(struct kunit *test)
+{
+	const struct pd_case *c = test->param_value;
+	u8 *data = kunit_kmalloc(test, 255, GFP_KERNEL);
+	u8 *want = kunit_kzalloc(test, sizeof(struct srp_login_req),
+				 GFP_KERNEL);
+	struct srp_login_req *req = kunit_kmalloc(test, sizeof(*req),
+						  GFP_KERNEL);
+	size_t f, i;
+
+	BUILD_BUG_ON(sizeof(struct srp_login_req_rdma) != 56);
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	for (i = 0; i < 255; i++)
+		data[i] = i + 1;
+	for (f = 0; f < ARRAY_SIZE(pd_fields); f++)
+		for (i = 0; i < pd_fields[f].len; i++)
+			if (!c->null && pd_fields[f].in + i < c->len)
+				want[pd_fields[f].out + i] =
+					data[pd_fields[f].in + i];
+	memset(req, 0xa5, sizeof(*req));
+	srpt_rdma_cm_login_req(req, c->null ? NULL : data, c->len);
+	KUNIT_EXPECT_MEMEQ(test, req, want, sizeof(*req));
+}
+
+/*
+ * A full request reaches srpt_check_login() intact: the login of
+ * good_login(), sent over RDMA/CM, is accepted.
+ */
+static void srpt_test_rdma_cm_login_req_accepted(struct kunit *test)
+{
+	const struct srp_login_req *good = good_login(test);
+	struct srp_login_req_rdma rdma = {
+		.tag = 0x0123456789abcdefULL,
+		.req_buf_fmt = good->req_buf_fmt,
+		.req_flags = SRP_MULTICHAN_MULTI,
+		.opcode = SRP_LOGIN_REQ,
+		.req_it_iu_len = good->req_it_iu_len,
+		.imm_data_offset = cpu_to_be16(80),
+	};
+	struct srp_login_req req;
+
+	memcpy(rdma.initiator_port_id, good->initiator_port_id, 16);
+	memcpy(rdma.target_port_id, good->target_port_id, 16);
+	srpt_rdma_cm_login_req(&req, &rdma, sizeof(rdma));
+	KUNIT_EXPECT_EQ(test, srpt_check_login(&req, true), 0);
+	KUNIT_EXPECT_EQ(test, req.tag, 0x0123456789abcdefULL);
+	KUNIT_EXPECT_EQ(test, req.req_flags, SRP_MULTICHAN_MULTI);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(req.imm_data_offset), 80);
+}
+
+/* ---- srpt_cm_handler(): IB/CM events ---- */
+
+KUNIT_DEFINE_ACTION_WRAPPER(srpt_test_destroy_ib_cm_id, ib_destroy_cm_id,
+			    struct ib_cm_id *);
+
+/* An idle IB/CM ID with @context, destroyed at the end of the test. */
+static struct ib_cm_id *idle_ib_cm_id(struct kunit *test, void *context)
+{
+	struct srpt_test_ctx *ctx = test->priv;
+	struct ib_cm_id *cm_id;
+
+	cm_id = ib_create_cm_id(ctx->ibdev, srpt_cm_handler, context);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cm_id);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test,
+						  srpt_test_destroy_ib_cm_id,
+						  cm_id), 0);
+	return cm_id;
+}
+
+/**
+ * struct cm_event_case - a connection manager event on a live channel
+ * @label: case name
+ * @event: the event (enum ib_cm_event_type or enum rdma_cm_event_type)
+ * @closes: whether the event closes the channel
+ */
+struct cm_event_case {
+	const char *label;
+	int event;
+	bool closes;
+};
+
+static const struct cm_event_case ib_cm_event_cases[] = {
+	{ "dreq", IB_CM_DREQ_RECEIVED, true },
+	{ "dreq-error", IB_CM_DREQ_ERROR, true },
+	{ "timewait-exit", IB_CM_TIMEWAIT_EXIT, true },
+	{ "rep-error", IB_CM_REP_ERROR, true },
+	{ "rej", IB_CM_REJ_RECEIVED, true },
+	{ "drep", IB_CM_DREP_RECEIVED, false },
+	{ "mra", IB_CM_MRA_RECEIVED, false },
+	{ "lap", IB_CM_LAP_RECEIVED, false },
+	{ "apr", IB_CM_APR_RECEIVED, false },
+	{ "req-error", IB_CM_REQ_ERROR, false },
+	{ "sidr-req", IB_CM_SIDR_REQ_RECEIVED, false },
+	{ "rtu-on-live", IB_CM_RTU_RECEIVED, false },
+	{ "established-on-live", IB_CM_USER_ESTABLISHED, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(ib_cm_event, ib_cm_event_cases, label);
+
+/* The fake adapter's record of a close: QP in error, zero-length write. */
+static void expect_closed(struct kunit *test, struct srpt_rdma_ch *ch)
+{
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_modify, 1);
+	KUNIT_EXPECT_EQ(test, srpt_fake.qp_state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 1);
+}
+
+static void expect_untouched(struct kunit *test, struct srpt_rdma_ch *ch)
+{
+	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_modify, 0);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_recv, 0);
+}
+
+/*
+ * The IB/CM events that end a connection close its live channel (QP to
+ * the error state, the zero-length write posted); the others, and an RTU
+ * of a channel that is live already, leave it alone. A second ending
+ * event changes nothing more.
+ */
+static void srpt_test_ib_cm_event(struct kunit *test)
+{
+	const struct cm_event_case *c = test->param_value;
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	struct ib_cm_id *cm_id = idle_ib_cm_id(test, ch);
+	struct ib_cm_event ev = { .event = c->event };
+	struct ib_cm_event again = { .event = IB_CM_TIMEWAIT_EXIT };
+
+	ch->using_rdma_cm = false;
+	KUNIT_EXPECT_EQ(test, srpt_cm_handler(cm_id, &ev), 0);
+	if (!c->closes) {
+		expect_untouched(test, ch);
+		return;
+	}
+	expect_closed(test, ch);
+	KUNIT_EXPECT_EQ(test, srpt_cm_handler(cm_id, &again), 0);
+	expect_closed(test, ch);
+}
+
+/*
+ * An RTU of a connecting IB/CM channel moves its QP to RTS with the
+ * attributes IB/CM gives; a connection that has none (idle here) cannot
+ * be made ready, and the channel is closed instead of going live.
+ */
+static void srpt_test_ib_cm_rtu_without_attrs(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	struct ib_cm_id *cm_id = idle_ib_cm_id(test, ch);
+	struct ib_cm_event ev = { .event = IB_CM_RTU_RECEIVED };
+
+	ch->using_rdma_cm = false;
+	ch->ib_cm_id = cm_id;
+	ch->state = CH_CONNECTING;
+	KUNIT_EXPECT_EQ(test, srpt_cm_handler(cm_id, &ev), 0);
+	expect_closed(test, ch);
+	KUNIT_EXPECT_FALSE(test, ch->rtu_busy);
+}
+
+/*
+ * An IB/CM REQ of login request @req on port @port to the fake HCA, with
+ * the new idle IB/CM ID in *@cm_idp. Return: what srpt_cm_handler() did.
+ */
+static int ib_cm_req(struct kunit *test, u32 port, const void *req,
+		     struct ib_cm_id **cm_idp)
+{
+	struct srpt_test_ctx *ctx = test->priv;
+	struct sa_path_rec *path = kunit_kzalloc(test, sizeof(*path),
+						 GFP_KERNEL);
+	u8 *pd = kunit_kzalloc(test, IB_CM_REQ_PRIVATE_DATA_SIZE, GFP_KERNEL);
+	struct ib_cm_event ev = { .event = IB_CM_REQ_RECEIVED };
+
+	KUNIT_ASSERT_NOT_NULL(test, path);
+	KUNIT_ASSERT_NOT_NULL(test, pd);
+	/* IB/CM zero-fills the private data to its full size. */
+	memcpy(pd, req, sizeof(struct srp_login_req));
+	path->dgid.global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	path->dgid.global.interface_id = cpu_to_be64(SRPT_TEST_GUID + 1);
+	path->pkey = cpu_to_be16(0xffff);
+	ev.param.req_rcvd.port = port;
+	ev.param.req_rcvd.primary_path = path;
+	ev.param.req_rcvd.responder_resources = 4;
+	ev.param.req_rcvd.initiator_depth = 4;
+	ev.private_data = pd;
+	*cm_idp = idle_ib_cm_id(test, ctx->sdev);
+	return srpt_cm_handler(*cm_idp, &ev);
+}
+
+/* The logins rejected on the fake port, per reason, summed. */
+static s64 rejected(struct kunit *test)
+{
+	struct srpt_port *sport = test_sport(test);
+	s64 n = 0;
+	int i;
+
+	for (i = 0; i < SRPT_NR_REJ_REASONS; i++)
+		n += atomic64_read(&sport->logins_rejected[i]);
+	return n;
+}
+
+static s64 rejected_for(struct kunit *test, u32 reason)
+{
+	return atomic64_read(&test_sport(test)->logins_rejected[reason & 0xff]);
+}
+
+/*
+ * A REQ is a login on the port IB/CM names: on the (disabled) port 1 it is
+ * rejected for that and counted there; on a port the HCA does not have it
+ * is rejected and counted nowhere. Either way IB/CM is told to destroy
+ * the connection, which no longer points at the device.
+ */
+static void srpt_test_ib_cm_req_rejected(struct kunit *test)
+{
+	struct ib_cm_id *cm_id;
+
+	KUNIT_EXPECT_EQ(test, ib_cm_req(test, 1, good_login(test), &cm_id),
+			-ECONNREFUSED);
+	KUNIT_EXPECT_NULL(test, cm_id->context);
+	KUNIT_EXPECT_EQ(test,
+			rejected_for(test, SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES),
+			1);
+	KUNIT_EXPECT_EQ(test, rejected(test), 1);
+
+	KUNIT_EXPECT_EQ(test, ib_cm_req(test, 2, good_login(test), &cm_id),
+			-ECONNREFUSED);
+	KUNIT_EXPECT_NULL(test, cm_id->context);
+	KUNIT_EXPECT_EQ(test, rejected(test), 1);
+}
+
+/* ---- srpt_rdma_cm_handler(): RDMA/CM events ---- */
+
+static const struct cm_event_case rdma_cm_event_cases[] = {
+	{ "disconnected", RDMA_CM_EVENT_DISCONNECTED, true },
+	{ "timewait-exit", RDMA_CM_EVENT_TIMEWAIT_EXIT, true },
+	{ "unreachable", RDMA_CM_EVENT_UNREACHABLE, true },
+	{ "connect-error", RDMA_CM_EVENT_CONNECT_ERROR, true },
+	{ "rejected", RDMA_CM_EVENT_REJECTED, true },
+	{ "device-removal", RDMA_CM_EVENT_DEVICE_REMOVAL, true },
+	{ "addr-change", RDMA_CM_EVENT_ADDR_CHANGE, true },
+	{ "addr-resolved", RDMA_CM_EVENT_ADDR_RESOLVED, false },
+	{ "route-error", RDMA_CM_EVENT_ROUTE_ERROR, false },
+	{ "connect-response", RDMA_CM_EVENT_CONNECT_RESPONSE, false },
+	{ "multicast-join", RDMA_CM_EVENT_MULTICAST_JOIN, false },
+	{ "established-on-live", RDMA_CM_EVENT_ESTABLISHED, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rdma_cm_event, rdma_cm_event_cases, label);
+
+/*
+ * As for IB/CM: the events that end an RDMA/CM connection close its live
+ * channel, once; the others leave it alone. An event for an ID without a
+ * channel (a rejected login's) does nothing.
+ */
+static void srpt_test_rdma_cm_event(struct kunit *test)
+{
+	const struct cm_event_case *c = test->param_value;
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	struct rdma_cm_id *cm_id = kunit_kzalloc(test, sizeof(*cm_id),
+						 GFP_KERNEL);
+	struct rdma_cm_event ev = { .event = c->event };
+
+	KUNIT_ASSERT_NOT_NULL(test, cm_id);
+	ch->using_rdma_cm = true;
+	if (c->event != RDMA_CM_EVENT_ESTABLISHED) {
+		KUNIT_EXPECT_EQ(test, srpt_rdma_cm_handler(cm_id, &ev), 0);
+		expect_untouched(test, ch);
+	}
+	cm_id->context = ch;
+	KUNIT_EXPECT_EQ(test, srpt_rdma_cm_handler(cm_id, &ev), 0);
+	if (!c->closes) {
+		expect_untouched(test, ch);
+		return;
+	}
+	expect_closed(test, ch);
+	KUNIT_EXPECT_EQ(test, srpt_rdma_cm_handler(cm_id, &ev), 0);
+	expect_closed(test, ch);
+}
+
+/*
+ * ESTABLISHED makes a connecting RDMA/CM channel live without touching its
+ * QP (RDMA/CM moved it to RTS) and processes the IUs that came first.
+ */
+static void srpt_test_rdma_cm_established(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	struct srpt_recv_ioctx *r = fake_iu(test, ch, SRP_CRED_RSP, 16);
+	struct rdma_cm_id *cm_id = kunit_kzalloc(test, sizeof(*cm_id),
+						 GFP_KERNEL);
+	struct rdma_cm_event ev = { .event = RDMA_CM_EVENT_ESTABLISHED };
+
+	KUNIT_ASSERT_NOT_NULL(test, cm_id);
+	cm_id->context = ch;
+	ch->using_rdma_cm = true;
+	ch->state = CH_CONNECTING;
+	list_add_tail(&r->wait_list, &ch->cmd_wait_list);
+	KUNIT_EXPECT_EQ(test, srpt_rdma_cm_handler(cm_id, &ev), 0);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_modify, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ch->cmd_wait_list));
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_recv, 1);
+	KUNIT_EXPECT_FALSE(test, ch->rtu_busy);
+}
+
+/* A CONNECT_REQUEST from a device srpt does not serve is refused. */
+static void srpt_test_rdma_cm_req_unknown_device(struct kunit *test)
+{
+	struct srpt_test_ctx *ctx = test->priv;
+	struct rdma_cm_id *cm_id = kunit_kzalloc(test, sizeof(*cm_id),
+						 GFP_KERNEL);
+	struct rdma_cm_event ev = { .event = RDMA_CM_EVENT_CONNECT_REQUEST };
+	void *mark = &ev;
+
+	KUNIT_ASSERT_NOT_NULL(test, cm_id);
+	cm_id->device = ctx->ibdev;
+	cm_id->port_num = 1;
+	cm_id->context = mark;
+	cm_id->route.addr.dst_addr.ss_family = AF_INET;
+	ev.param.conn.private_data = good_login(test);
+	ev.param.conn.private_data_len = sizeof(struct srp_login_req_rdma);
+	KUNIT_EXPECT_EQ(test, srpt_rdma_cm_handler(cm_id, &ev), -ECONNREFUSED);
+	KUNIT_EXPECT_PTR_EQ(test, cm_id->context, mark);
+	KUNIT_EXPECT_EQ(test, rejected(test), 0);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(srpt_test_destroy_rdma_cm_id, rdma_destroy_id,
+			    struct rdma_cm_id *);
+
+/* Takes the fake HCA off srpt_dev_list again. */
+static void srpt_test_unlist(void *data)
+{
+	struct srpt_device *sdev = data;
+
+	mutex_lock(&srpt_dev_mutex);
+	list_del(&sdev->list);
+	mutex_unlock(&srpt_dev_mutex);
+}
+
+/* Detaches an idle RDMA/CM ID from the fake HCA before it is destroyed. */
+static void srpt_test_detach(void *data)
+{
+	struct rdma_cm_id *cm_id = data;
+
+	cm_id->device = NULL;
+}
+
+/*
+ * An idle RDMA/CM ID for a CONNECT_REQUEST to the fake HCA, which is on
+ * srpt_dev_list for the test; its initiator is 192.0.2.1.
+ */
+static struct rdma_cm_id *idle_rdma_cm_id(struct kunit *test)
+{
+	struct srpt_test_ctx *ctx = test->priv;
+	struct sockaddr_in *sin;
+	struct rdma_cm_id *cm_id;
+
+	cm_id = rdma_create_id(&init_net, srpt_rdma_cm_handler, NULL,
+			       RDMA_PS_TCP, IB_QPT_RC);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cm_id);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test,
+						  srpt_test_destroy_rdma_cm_id,
+						  cm_id), 0);
+	cm_id->device = ctx->ibdev;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, srpt_test_detach,
+							cm_id), 0);
+	cm_id->port_num = 1;
+	cm_id->context = ctx->sdev;
+	sin = (struct sockaddr_in *)&cm_id->route.addr.dst_addr;
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(0xc0000201);
+	mutex_lock(&srpt_dev_mutex);
+	list_add_tail(&ctx->sdev->list, &srpt_dev_list);
+	mutex_unlock(&srpt_dev_mutex);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, srpt_test_unlist,
+							ctx->sdev), 0);
+	return cm_id;
+}
+
+/*
+ * A login request cut short after its opcode (what iWARP delivers of a
+ * short one) is read as zero-filled, as IB/CM delivers it: both are
+ * rejected for their zero IU length, whatever follows the private data
+ * in memory (here a valid IU length), and the RDMA/CM connection no
+ * longer points at the device.
+ */
+static void srpt_test_rdma_cm_short_req_as_ib_cm(struct kunit *test)
+{
+	const u32 reason = SRP_LOGIN_REJ_REQ_IT_IU_LENGTH_TOO_LARGE;
+	struct srp_login_req_rdma *rdma = kunit_kzalloc(test, sizeof(*rdma),
+							GFP_KERNEL);
+	struct srp_login_req *ib = kunit_kzalloc(test, sizeof(*ib),
+						 GFP_KERNEL);
+	struct rdma_cm_event ev = { .event = RDMA_CM_EVENT_CONNECT_REQUEST };
+	struct rdma_cm_id *rdma_cm_id;
+	struct ib_cm_id *ib_cm_id;
+
+	KUNIT_ASSERT_NOT_NULL(test, rdma);
+	KUNIT_ASSERT_NOT_NULL(test, ib);
+	rdma->tag = 7;
+	rdma->req_buf_fmt = cpu_to_be16(SRP_BUF_FORMAT_DIRECT);
+	rdma->opcode = SRP_LOGIN_REQ;
+	rdma->req_it_iu_len = cpu_to_be32(SRPT_TEST_REQ_SIZE);
+	ib->tag = 7;
+	ib->req_buf_fmt = cpu_to_be16(SRP_BUF_FORMAT_DIRECT);
+	ib->opcode = SRP_LOGIN_REQ;
+
+	KUNIT_EXPECT_EQ(test, ib_cm_req(test, 1, ib, &ib_cm_id),
+			-ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, rejected_for(test, reason), 1);
+
+	rdma_cm_id = idle_rdma_cm_id(test);
+	ev.param.conn.private_data = rdma;
+	ev.param.conn.private_data_len =
+		offsetof(struct srp_login_req_rdma, req_it_iu_len);
+	KUNIT_EXPECT_EQ(test, srpt_rdma_cm_handler(rdma_cm_id, &ev),
+			-ECONNREFUSED);
+	KUNIT_EXPECT_NULL(test, rdma_cm_id->context);
+	KUNIT_EXPECT_EQ(test, rejected_for(test, reason), 2);
+	KUNIT_EXPECT_EQ(test, rejected(test), 2);
+}
+
+/*
+ * A full RDMA/CM login request on the disabled port 1 is rejected for
+ * that: the request, the port and the device reach the login checks.
+ */
+static void srpt_test_rdma_cm_req_rejected(struct kunit *test)
+{
+	const struct srp_login_req *good = good_login(test);
+	struct srp_login_req_rdma *rdma = kunit_kzalloc(test, sizeof(*rdma),
+							GFP_KERNEL);
+	struct rdma_cm_event ev = { .event = RDMA_CM_EVENT_CONNECT_REQUEST };
+	struct rdma_cm_id *cm_id;
+
+	KUNIT_ASSERT_NOT_NULL(test, rdma);
+	rdma->opcode = SRP_LOGIN_REQ;
+	rdma->req_it_iu_len = good->req_it_iu_len;
+	rdma->req_buf_fmt = good->req_buf_fmt;
+	memcpy(rdma->initiator_port_id, good->initiator_port_id, 16);
+	memcpy(rdma->target_port_id, good->target_port_id, 16);
+	cm_id = idle_rdma_cm_id(test);
+	ev.param.conn.private_data = rdma;
+	ev.param.conn.private_data_len = sizeof(*rdma);
+	KUNIT_EXPECT_EQ(test, srpt_rdma_cm_handler(cm_id, &ev), -ECONNREFUSED);
+	KUNIT_EXPECT_NULL(test, cm_id->context);
+	KUNIT_EXPECT_EQ(test,
+			rejected_for(test, SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES),
+			1);
+	KUNIT_EXPECT_EQ(test, rejected(test), 1);
+}
+
+static struct kunit_case srpt_cm_test_cases[] = {
+	KUNIT_CASE_PARAM(srpt_test_rdma_cm_src_name, src_name_gen_params),
+	KUNIT_CASE_PARAM(srpt_test_rdma_cm_login_req, pd_gen_params),
+	KUNIT_CASE(srpt_test_rdma_cm_login_req_accepted),
+	KUNIT_CASE_PARAM(srpt_test_ib_cm_event, ib_cm_event_gen_params),
+	KUNIT_CASE(srpt_test_ib_cm_rtu_without_attrs),
+	KUNIT_CASE(srpt_test_ib_cm_req_rejected),
+	KUNIT_CASE_PARAM(srpt_test_rdma_cm_event, rdma_cm_event_gen_params),
+	KUNIT_CASE(srpt_test_rdma_cm_established),
+	KUNIT_CASE(srpt_test_rdma_cm_req_unknown_device),
+	KUNIT_CASE(srpt_test_rdma_cm_short_req_as_ib_cm),
+	KUNIT_CASE(srpt_test_rdma_cm_req_rejected),
+	{}
+};
+
+static struct kunit_suite srpt_cm_test_suite = {
+	.name = "ib_srpt_cm",
+	.init = srpt_test_init,
+	.exit = srpt_test_exit,
+	.test_cases = srpt_cm_test_cases,
+};
+
+kunit_test_suite(srpt_cm_test_suite);
