@@ -4721,10 +4721,12 @@ static struct ib_cm_id *idle_ib_cm_id(struct kunit *test, void *context)
 }
 
 /**
- * struct cm_event_case - a connection manager event on a live channel
+ * struct cm_event_case - a connection manager event on a channel waiting
+ *	for its RTU
  * @label: case name
  * @event: the event (enum ib_cm_event_type or enum rdma_cm_event_type)
- * @closes: whether the event closes the channel
+ * @closes: whether the event ends the connection: closes the channel and
+ *	clears its rtu_pending
  */
 struct cm_event_case {
 	const char *label;
@@ -4744,47 +4746,68 @@ static const struct cm_event_case ib_cm_event_cases[] = {
 	{ "apr", IB_CM_APR_RECEIVED, false },
 	{ "req-error", IB_CM_REQ_ERROR, false },
 	{ "sidr-req", IB_CM_SIDR_REQ_RECEIVED, false },
-	{ "rtu-on-live", IB_CM_RTU_RECEIVED, false },
-	{ "established-on-live", IB_CM_USER_ESTABLISHED, false },
 };
 
 KUNIT_ARRAY_PARAM_DESC(ib_cm_event, ib_cm_event_cases, label);
 
-/* The fake adapter's record of a close: QP in error, zero-length write. */
+/*
+ * The fake adapter's record of a close (QP in error, zero-length write),
+ * and no RTU left to wait for.
+ */
 static void expect_closed(struct kunit *test, struct srpt_rdma_ch *ch)
 {
 	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_modify, 1);
 	KUNIT_EXPECT_EQ(test, srpt_fake.qp_state, IB_QPS_ERR);
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 1);
+	KUNIT_EXPECT_FALSE(test, ch->rtu_pending);
 }
 
-static void expect_untouched(struct kunit *test, struct srpt_rdma_ch *ch)
+/* Nothing done to @ch, which is still in @state and waits for its RTU. */
+static void expect_untouched(struct kunit *test, struct srpt_rdma_ch *ch,
+			     enum srpt_ch_state state)
 {
-	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
+	KUNIT_EXPECT_EQ(test, ch->state, state);
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_modify, 0);
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_recv, 0);
+	KUNIT_EXPECT_TRUE(test, ch->rtu_pending);
 }
 
 /*
- * The IB/CM events that end a connection close its live channel (QP to
- * the error state, the zero-length write posted); the others, and an RTU
- * of a channel that is live already, leave it alone. A second ending
- * event changes nothing more.
+ * A channel whose login response is out: CONNECTING, its RTU pending, on
+ * an idle connection @cm_id (its DREQ and REJ fail and send nothing).
+ */
+static struct srpt_rdma_ch *answered_ch(struct kunit *test,
+					struct ib_cm_id *cm_id)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+
+	ch->using_rdma_cm = !cm_id;
+	ch->ib_cm_id = cm_id;
+	ch->state = CH_CONNECTING;
+	ch->rtu_pending = true;
+	return ch;
+}
+
+/*
+ * The IB/CM events that end a connection close the channel of a login
+ * that has been answered (QP to the error state, the zero-length write
+ * posted) and end its release's wait for the RTU; the others leave it
+ * alone. A second ending event changes nothing more.
  */
 static void srpt_test_ib_cm_event(struct kunit *test)
 {
 	const struct cm_event_case *c = test->param_value;
-	struct srpt_rdma_ch *ch = fake_ch(test, 1);
-	struct ib_cm_id *cm_id = idle_ib_cm_id(test, ch);
+	struct ib_cm_id *cm_id = idle_ib_cm_id(test, NULL);
+	struct srpt_rdma_ch *ch = answered_ch(test, cm_id);
 	struct ib_cm_event ev = { .event = c->event };
 	struct ib_cm_event again = { .event = IB_CM_TIMEWAIT_EXIT };
 
-	ch->using_rdma_cm = false;
+	cm_id->context = ch;
 	KUNIT_EXPECT_EQ(test, srpt_cm_handler(cm_id, &ev), 0);
 	if (!c->closes) {
-		expect_untouched(test, ch);
+		expect_untouched(test, ch, CH_CONNECTING);
 		return;
 	}
 	expect_closed(test, ch);
@@ -4793,19 +4816,50 @@ static void srpt_test_ib_cm_event(struct kunit *test)
 }
 
 /*
+ * An RTU (or an established connection) of a channel that is live already
+ * or closing changes nothing but the wait for it, which ends.
+ */
+static void srpt_test_ib_cm_rtu_not_connecting(struct kunit *test)
+{
+	static const enum ib_cm_event_type events[] = {
+		IB_CM_RTU_RECEIVED, IB_CM_USER_ESTABLISHED,
+	};
+	static const enum srpt_ch_state states[] = {
+		CH_LIVE, CH_DISCONNECTING, CH_DRAINING, CH_DISCONNECTED,
+	};
+	unsigned int e, s;
+
+	for (e = 0; e < ARRAY_SIZE(events); e++) {
+		for (s = 0; s < ARRAY_SIZE(states); s++) {
+			struct ib_cm_id *cm_id = idle_ib_cm_id(test, NULL);
+			struct srpt_rdma_ch *ch = answered_ch(test, cm_id);
+			struct ib_cm_event ev = { .event = events[e] };
+
+			cm_id->context = ch;
+			ch->state = states[s];
+			KUNIT_EXPECT_EQ(test, srpt_cm_handler(cm_id, &ev), 0);
+			KUNIT_EXPECT_EQ(test, ch->state, states[s]);
+			KUNIT_EXPECT_EQ(test, srpt_fake.n_modify, 0);
+			KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
+			KUNIT_EXPECT_FALSE(test, ch->rtu_pending);
+			KUNIT_EXPECT_FALSE(test, ch->rtu_busy);
+		}
+	}
+}
+
+/*
  * An RTU of a connecting IB/CM channel moves its QP to RTS with the
  * attributes IB/CM gives; a connection that has none (idle here) cannot
- * be made ready, and the channel is closed instead of going live.
+ * be made ready, and the channel is closed instead of going live. Its
+ * release does not wait for another RTU.
  */
 static void srpt_test_ib_cm_rtu_without_attrs(struct kunit *test)
 {
-	struct srpt_rdma_ch *ch = fake_ch(test, 1);
-	struct ib_cm_id *cm_id = idle_ib_cm_id(test, ch);
+	struct ib_cm_id *cm_id = idle_ib_cm_id(test, NULL);
+	struct srpt_rdma_ch *ch = answered_ch(test, cm_id);
 	struct ib_cm_event ev = { .event = IB_CM_RTU_RECEIVED };
 
-	ch->using_rdma_cm = false;
-	ch->ib_cm_id = cm_id;
-	ch->state = CH_CONNECTING;
+	cm_id->context = ch;
 	KUNIT_EXPECT_EQ(test, srpt_cm_handler(cm_id, &ev), 0);
 	expect_closed(test, ch);
 	KUNIT_EXPECT_FALSE(test, ch->rtu_busy);
@@ -4895,34 +4949,31 @@ static const struct cm_event_case rdma_cm_event_cases[] = {
 	{ "route-error", RDMA_CM_EVENT_ROUTE_ERROR, false },
 	{ "connect-response", RDMA_CM_EVENT_CONNECT_RESPONSE, false },
 	{ "multicast-join", RDMA_CM_EVENT_MULTICAST_JOIN, false },
-	{ "established-on-live", RDMA_CM_EVENT_ESTABLISHED, false },
 };
 
 KUNIT_ARRAY_PARAM_DESC(rdma_cm_event, rdma_cm_event_cases, label);
 
 /*
- * As for IB/CM: the events that end an RDMA/CM connection close its live
- * channel, once; the others leave it alone. An event for an ID without a
- * channel (a rejected login's) does nothing.
+ * As for IB/CM: the events that end an RDMA/CM connection close the
+ * channel of an answered login and end the wait for its RTU, once; the
+ * others leave it alone. An event for an ID without a channel (a rejected
+ * login's) does nothing.
  */
 static void srpt_test_rdma_cm_event(struct kunit *test)
 {
 	const struct cm_event_case *c = test->param_value;
-	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	struct srpt_rdma_ch *ch = answered_ch(test, NULL);
 	struct rdma_cm_id *cm_id = kunit_kzalloc(test, sizeof(*cm_id),
 						 GFP_KERNEL);
 	struct rdma_cm_event ev = { .event = c->event };
 
 	KUNIT_ASSERT_NOT_NULL(test, cm_id);
-	ch->using_rdma_cm = true;
-	if (c->event != RDMA_CM_EVENT_ESTABLISHED) {
-		KUNIT_EXPECT_EQ(test, srpt_rdma_cm_handler(cm_id, &ev), 0);
-		expect_untouched(test, ch);
-	}
+	KUNIT_EXPECT_EQ(test, srpt_rdma_cm_handler(cm_id, &ev), 0);
+	expect_untouched(test, ch, CH_CONNECTING);
 	cm_id->context = ch;
 	KUNIT_EXPECT_EQ(test, srpt_rdma_cm_handler(cm_id, &ev), 0);
 	if (!c->closes) {
-		expect_untouched(test, ch);
+		expect_untouched(test, ch, CH_CONNECTING);
 		return;
 	}
 	expect_closed(test, ch);
@@ -4932,11 +4983,12 @@ static void srpt_test_rdma_cm_event(struct kunit *test)
 
 /*
  * ESTABLISHED makes a connecting RDMA/CM channel live without touching its
- * QP (RDMA/CM moved it to RTS) and processes the IUs that came first.
+ * QP (RDMA/CM moved it to RTS), processes the IUs that came first and ends
+ * the wait for the RTU; a second one changes nothing.
  */
 static void srpt_test_rdma_cm_established(struct kunit *test)
 {
-	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	struct srpt_rdma_ch *ch = answered_ch(test, NULL);
 	struct srpt_recv_ioctx *r = fake_iu(test, ch, SRP_CRED_RSP, 16);
 	struct rdma_cm_id *cm_id = kunit_kzalloc(test, sizeof(*cm_id),
 						 GFP_KERNEL);
@@ -4944,8 +4996,6 @@ static void srpt_test_rdma_cm_established(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, cm_id);
 	cm_id->context = ch;
-	ch->using_rdma_cm = true;
-	ch->state = CH_CONNECTING;
 	list_add_tail(&r->wait_list, &ch->cmd_wait_list);
 	KUNIT_EXPECT_EQ(test, srpt_rdma_cm_handler(cm_id, &ev), 0);
 	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
@@ -4953,6 +5003,10 @@ static void srpt_test_rdma_cm_established(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&ch->cmd_wait_list));
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_recv, 1);
 	KUNIT_EXPECT_FALSE(test, ch->rtu_busy);
+	KUNIT_EXPECT_FALSE(test, ch->rtu_pending);
+	KUNIT_EXPECT_EQ(test, srpt_rdma_cm_handler(cm_id, &ev), 0);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_recv, 1);
 }
 
 /* A CONNECT_REQUEST from a device srpt does not serve is refused. */
@@ -5107,6 +5161,7 @@ static struct kunit_case srpt_cm_test_cases[] = {
 	KUNIT_CASE_PARAM(srpt_test_rdma_cm_login_req, pd_gen_params),
 	KUNIT_CASE(srpt_test_rdma_cm_login_req_accepted),
 	KUNIT_CASE_PARAM(srpt_test_ib_cm_event, ib_cm_event_gen_params),
+	KUNIT_CASE(srpt_test_ib_cm_rtu_not_connecting),
 	KUNIT_CASE(srpt_test_ib_cm_rtu_without_attrs),
 	KUNIT_CASE(srpt_test_ib_cm_req_rejected),
 	KUNIT_CASE_PARAM(srpt_test_rdma_cm_event, rdma_cm_event_gen_params),
