@@ -2145,6 +2145,46 @@ static bool srpt_ch_advance(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
 }
 
 /**
+ * srpt_set_rtu_pending() - record whether a channel's RTU is still to come
+ * @ch: SRPT RDMA channel
+ * @pending: true once the login response is out, false when the connection
+ *	manager reports the RTU or the end of the connection
+ *
+ * Clearing it wakes a release waiting in srpt_wait_rtu().
+ */
+static void srpt_set_rtu_pending(struct srpt_rdma_ch *ch, bool pending)
+{
+	unsigned long flags;
+	bool was;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	was = ch->rtu_pending;
+	ch->rtu_pending = pending;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	if (was && !pending)
+		wake_up_all(&srpt_ch_released_wq);
+}
+
+/**
+ * srpt_rtu_pending() - whether a channel's RTU is still to come
+ * @ch: SRPT RDMA channel
+ *
+ * Side-effect free, for a wait_event() condition.
+ *
+ * Return: @ch->rtu_pending.
+ */
+static bool srpt_rtu_pending(struct srpt_rdma_ch *ch)
+{
+	unsigned long flags;
+	bool pending;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	pending = ch->rtu_pending;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	return pending;
+}
+
+/**
  * srpt_iwarp_ch() - whether a channel's disconnect waits for its release
  * @ch: SRPT RDMA channel
  *
@@ -2168,7 +2208,8 @@ static bool srpt_iwarp_ch(const struct srpt_rdma_ch *ch)
  * srpt_disconnect_ch() - tell the initiator that the channel is going away
  * @ch: SRPT RDMA channel
  *
- * An iWARP channel is told later, from its release work (srpt_iwarp_ch()).
+ * An iWARP channel is told later, from its release work (srpt_iwarp_ch()),
+ * an IB/CM channel whose RTU is still to come once the RTU is there.
  */
 static void srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 {
@@ -2180,8 +2221,16 @@ static void srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 			rdma_disconnect(ch->rdma_cm_id);
 		return;
 	}
-	/* Before RTU a DREQ is not allowed; reject the connection instead. */
-	if (ib_send_cm_dreq(ch->ib_cm_id, NULL, 0) < 0)
+	if (!ib_send_cm_dreq(ch->ib_cm_id, NULL, 0)) {
+		srpt_set_rtu_pending(ch, false);
+		return;
+	}
+	/*
+	 * No DREQ before the RTU. A REJ now would be lost on an initiator
+	 * that has sent its RTU: the connection stays until the RTU, which
+	 * disconnects again (srpt_wait_rtu()).
+	 */
+	if (!srpt_rtu_pending(ch))
 		ib_send_cm_rej(ch->ib_cm_id, IB_CM_REJ_CONSUMER_DEFINED,
 			       NULL, 0, NULL, 0);
 }
@@ -2340,46 +2389,8 @@ static bool srpt_ch_quiet(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_set_rtu_pending() - record whether a channel's RTU is still to come
- * @ch: SRPT RDMA channel
- * @pending: true once the login response is out, false when the connection
- *	manager reports the RTU or the end of the connection
- *
- * Clearing it wakes a release waiting in srpt_wait_rtu().
- */
-static void srpt_set_rtu_pending(struct srpt_rdma_ch *ch, bool pending)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&ch->recv_lock, flags);
-	ch->rtu_pending = pending;
-	spin_unlock_irqrestore(&ch->recv_lock, flags);
-	if (!pending)
-		wake_up_all(&srpt_ch_released_wq);
-}
-
-/**
- * srpt_rtu_pending() - whether a channel's RTU is still to come
- * @ch: SRPT RDMA channel
- *
- * Side-effect free, for a wait_event() condition.
- *
- * Return: @ch->rtu_pending.
- */
-static bool srpt_rtu_pending(struct srpt_rdma_ch *ch)
-{
-	unsigned long flags;
-	bool pending;
-
-	spin_lock_irqsave(&ch->recv_lock, flags);
-	pending = ch->rtu_pending;
-	spin_unlock_irqrestore(&ch->recv_lock, flags);
-	return pending;
-}
-
-/**
  * srpt_wait_rtu() - keep the connection of a channel closed before its RTU
- * @ch: SRPT RDMA channel being released, its QP already destroyed
+ * @ch: SRPT RDMA channel being released, its QP and rings already freed
  *
  * A channel closed between its login response and the initiator's RTU (a
  * SINGLE login replaced it) could not send a DREQ: the connection manager
@@ -2389,14 +2400,18 @@ static bool srpt_rtu_pending(struct srpt_rdma_ch *ch)
  * up until its next I/O failed. So the connection stays until the RTU
  * arrives, and srpt_cm_rtu_recv() sends the DREQ, or until the connection
  * manager ends it; but no longer than SRPT_RTU_WAIT_MS, after which the
- * REJ is all the initiator gets.
+ * REJ is all the initiator gets, and not while the HCA is being removed.
  */
 static void srpt_wait_rtu(struct srpt_rdma_ch *ch)
 {
-	if (!wait_event_timeout(srpt_ch_released_wq, !srpt_rtu_pending(ch),
+	struct srpt_device *sdev = ch->sport->sdev;
+
+	if (!wait_event_timeout(srpt_ch_released_wq,
+				!srpt_rtu_pending(ch) ||
+				READ_ONCE(sdev->going_away),
 				msecs_to_jiffies(SRPT_RTU_WAIT_MS)))
-		pr_info("%s: no RTU within %u ms of the login response\n",
-			ch->sess_name, SRPT_RTU_WAIT_MS);
+		pr_info_ratelimited("%s: no RTU after %u ms, the connection is rejected\n",
+				    ch->sess_name, SRPT_RTU_WAIT_MS);
 }
 
 /**
@@ -2501,7 +2516,8 @@ static void srpt_ch_forget_acl(struct srpt_rdma_ch *ch)
  * Disconnects an iWARP channel (srpt_rdma_cm_disconnect()), waits until
  * no IU and no RTU is being processed (they use the session and the QP),
  * stops the LIO session and waits until every command of the
- * channel has finished, then frees the queues, the rings and the connection. The
+ * channel has finished, then frees the queues and the rings, and the
+ * connection once its RTU is no longer awaited (srpt_wait_rtu()). The
  * channel leaves its nexus and drops its port counts only at the very end:
  * a port (and its device, SRQ and PD) stays until every channel that uses
  * it is gone, and a TPG until every channel with a session in it is gone.
@@ -2533,9 +2549,9 @@ static void srpt_release_channel_work(struct work_struct *w)
 	if (!ch->use_srq && ch->qp)
 		ib_drain_rq(ch->qp);
 	srpt_destroy_ch_ib(ch);
+	srpt_free_ch_rings(ch);
 	srpt_wait_rtu(ch);
 	srpt_destroy_cm_id(ch);
-	srpt_free_ch_rings(ch);
 	pr_info("%s: channel released\n", ch->sess_name);
 	srpt_nexus_del_ch(ch);
 	kref_put(&ch->kref, srpt_free_ch);
@@ -3330,14 +3346,16 @@ static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
 		ch->ib_cm_id->context = ch;
 	flags = srpt_join_nexus(ch, req, spare);
 	srpt_build_login_rsp(ch, req, &rsp, flags);
-	ret = srpt_send_login_rsp(ch, &rsp, resp_res, init_depth);
 	/*
-	 * No event of this connection is delivered before this callback
-	 * returns, so the RTU is still to come. On iWARP a disconnect needs
-	 * none (srpt_iwarp_ch()).
+	 * Set before the response goes out: IB/CM reports a failed send of
+	 * it at once, from the send completion. On iWARP a disconnect needs
+	 * no RTU (srpt_iwarp_ch()).
 	 */
-	if (!ret && !srpt_iwarp_ch(ch))
+	if (!srpt_iwarp_ch(ch))
 		srpt_set_rtu_pending(ch, true);
+	ret = srpt_send_login_rsp(ch, &rsp, resp_res, init_depth);
+	if (ret)
+		srpt_set_rtu_pending(ch, false);
 	srpt_login_end(ch);
 	if (ret) {
 		pr_err_ratelimited("%s: sending the login response failed (%d)\n",
@@ -7176,6 +7194,8 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 		cancel_work_sync(&sdev->port[i].work);
 	srpt_unregister_mad_agent(sdev, sdev->port_cnt);
 
+	WRITE_ONCE(sdev->going_away, true);
+	wake_up_all(&srpt_ch_released_wq);
 	mutex_lock(&srpt_dev_mutex);
 	list_del(&sdev->list);
 	srpt_detach_port_ids(sdev);
