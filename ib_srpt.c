@@ -237,9 +237,6 @@ static int srpt_enable_srq(struct srpt_device *sdev);
  * @buf: output buffer
  * @len: size of @buf
  * @gid: port GID; its interface ID is used
- *
- * Writes the interface ID as four groups of four lowercase hex digits,
- * "xxxx:xxxx:xxxx:xxxx".
  */
 static void srpt_format_guid_name(char *buf, size_t len,
 				  const union ib_gid *gid)
@@ -255,8 +252,6 @@ static void srpt_format_guid_name(char *buf, size_t len,
  * @buf: output buffer
  * @len: size of @buf
  * @gid: port GID
- *
- * Writes "0x" followed by the 16 GID bytes as 32 lowercase hex digits.
  */
 static void srpt_format_gid_name(char *buf, size_t len,
 				 const union ib_gid *gid)
@@ -632,9 +627,6 @@ static bool srpt_cmd_state_change(struct srpt_send_ioctx *ioctx, u32 from,
  * @ioctx: send I/O context
  * @new: new I/O context state
  *
- * The move must be one of srpt_cmd_state_next[]; any other one, leaving
- * DONE included, is refused (see srpt_cmd_state_change()).
- *
  * Return: the previous command state.
  */
 static enum srpt_command_state
@@ -667,8 +659,6 @@ static bool srpt_test_and_set_cmd_state(struct srpt_send_ioctx *ioctx,
 /**
  * srpt_cmd_state_done() - end a command, whatever state it is in
  * @ioctx: send I/O context
- *
- * A command that already is DONE stays so without a message.
  *
  * Return: the previous command state.
  */
@@ -979,9 +969,6 @@ static void srpt_free_ioctx_ring(struct srpt_ioctx **ioctx_ring,
  * @ch: SRPT RDMA channel
  * @ioctx: receive I/O context pointer
  *
- * Posts to the device SRQ when @ch uses it (or when @ch is NULL), else to
- * the receive queue of @ch.
- *
  * Return: 0 or a negative error code from the verbs layer.
  */
 static int srpt_post_recv(struct srpt_device *sdev, struct srpt_rdma_ch *ch,
@@ -1128,10 +1115,8 @@ static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
  *
  * Every byte of the controller list holds two slots: the odd-numbered slot
  * in the high nibble and the following even-numbered slot in the low
- * nibble, so slot 1 is the high nibble of @c_list[0]. The other nibble of
- * the byte is preserved. Slot numbers outside 1..SRPT_IOC_SLOTS are
- * ignored so that a bad caller cannot write past the slots that
- * IOUnitInfo announces.
+ * nibble. Slot numbers outside 1..SRPT_IOC_SLOTS are ignored so that a bad
+ * caller cannot write past the slots that IOUnitInfo announces.
  */
 static void srpt_set_ioc(u8 *c_list, u32 slot, u8 value)
 {
@@ -1152,9 +1137,8 @@ static void srpt_set_ioc(u8 *c_list, u32 slot, u8 value)
  * srpt_get_class_port_info() - answer a ClassPortInfo query
  * @mad: response MAD; its data area is overwritten
  *
- * Reports base and class version 1 and a response time value of 20
- * (4.096 us * 2^20, about four seconds). Redirection and traps are not
- * supported, so every other field is zero.
+ * Response time value 20: 4.096 us * 2^20, about four seconds.
+ * Redirection and traps are not supported.
  */
 static void srpt_get_class_port_info(struct ib_dm_mad *mad)
 {
@@ -1170,9 +1154,6 @@ static void srpt_get_class_port_info(struct ib_dm_mad *mad)
 /**
  * srpt_get_iou() - answer an IOUnitInfo query
  * @mad: response MAD; its data area is overwritten
- *
- * Reports change ID 1, SRPT_IOC_SLOTS controller slots, no option ROM and
- * a controller list in which only slot SRPT_IOC_SLOT is present.
  */
 static void srpt_get_iou(struct ib_dm_mad *mad)
 {
@@ -1192,12 +1173,8 @@ static void srpt_get_iou(struct ib_dm_mad *mad)
  * @slot: controller slot from the attribute modifier
  * @mad: response MAD; its data area is overwritten
  *
- * A slot outside 1..SRPT_IOC_SLOTS is an invalid attribute modifier
- * (status %DM_MAD_STATUS_INVALID_FIELD); a valid but empty slot gets
- * %DM_MAD_STATUS_NO_IOC. For slot SRPT_IOC_SLOT the profile describes this
- * target: the service GUID as controller GUID, the HCA's vendor, part and
- * hardware version, the SRP class/subclass/protocol triple and the queue
- * and transfer limits that an initiator may use. The vendor ID fields are
+ * A slot outside 1..SRPT_IOC_SLOTS is an invalid attribute modifier; a
+ * valid but empty slot has no I/O controller. The vendor ID fields are
  * 24-bit values in the upper three bytes of their 32-bit words.
  */
 static void srpt_get_ioc(struct srpt_port *sport, u32 slot,
@@ -1250,14 +1227,10 @@ static void srpt_get_ioc(struct srpt_port *sport, u32 slot,
  * @lo: index of the first entry requested (bits 7..0)
  * @mad: response MAD; its data area is overwritten
  *
- * The controller in slot SRPT_IOC_SLOT has a single service entry, index
- * 0, named "SRP.T10:" followed by the 16 hex digits of @ioc_guid and with
- * @ioc_guid as service ID. Status codes, in the order they are checked: a
- * slot outside 1..SRPT_IOC_SLOTS is an invalid attribute modifier
- * (%DM_MAD_STATUS_INVALID_FIELD, as for IOControllerProfile); an empty
- * slot, @hi < @lo, @hi beyond the last entry or a range of more entries
- * than one MAD holds all get %DM_MAD_STATUS_NO_IOC, the status existing
- * initiators expect for a bad range.
+ * A slot outside 1..SRPT_IOC_SLOTS is an invalid attribute modifier, as for
+ * IOControllerProfile. An empty slot and a bad entry range get
+ * %DM_MAD_STATUS_NO_IOC: the status existing initiators expect for a bad
+ * range.
  */
 static void srpt_get_svc_entries(u64 ioc_guid, u16 slot, u8 hi, u8 lo,
 				 struct ib_dm_mad *mad)
@@ -1294,11 +1267,6 @@ static void srpt_get_svc_entries(u64 ioc_guid, u16 slot, u8 hi, u8 lo,
  * @rq_mad: the request
  * @rsp_mad: response MAD whose header was copied from @rq_mad; the data
  *	area and the status are filled in here
- *
- * Dispatches on the attribute ID: ClassPortInfo, IOUnitInfo,
- * IOControllerProfile (slot = attribute modifier) and ServiceEntries (slot,
- * last and first entry packed into the attribute modifier). Any other
- * attribute gets %DM_MAD_STATUS_UNSUP_METHOD_ATTR.
  */
 static void srpt_mgmt_method_get(struct srpt_port *sp, struct ib_mad *rq_mad,
 				 struct ib_dm_mad *rsp_mad)
@@ -1334,12 +1302,8 @@ static void srpt_mgmt_method_get(struct srpt_port *sp, struct ib_mad *rq_mad,
  * @rq_mad: the request
  * @rsp_mad: zeroed buffer for the reply
  *
- * The reply repeats the request's common MAD header (versions, class,
- * transaction ID, attribute ID and modifier) with method GetResp. GET is
- * answered by srpt_mgmt_method_get(); SET of any attribute is refused with
- * %DM_MAD_STATUS_UNSUP_METHOD_ATTR because nothing here is settable; any
- * other request method gets %DM_MAD_STATUS_UNSUP_METHOD. Responses and
- * MADs of another base version are never answered.
+ * SET of any attribute is refused because nothing here is settable.
+ * Responses are never answered.
  *
  * Return: true if @rsp_mad holds a reply that should be sent.
  */
@@ -1400,11 +1364,9 @@ static void srpt_mad_send_handler(struct ib_mad_agent *mad_agent,
  * @send_buf: unused; this agent never sends requests of its own
  * @mad_wc: the received MAD and its work completion
  *
- * Creates an address handle back to the sender (with the received GRH, as
- * RoCE requires), allocates a reply with ib_create_send_mad(), fills it in
- * with srpt_mad_build_reply() and posts it; srpt_mad_send_handler() frees
- * it. Allocation or post failures drop the reply: the requester retries.
- * The received MAD is always returned to the MAD layer.
+ * The address handle back to the sender uses the received GRH, as RoCE
+ * requires; srpt_mad_send_handler() frees it with the reply. Allocation or
+ * post failures drop the reply: the requester retries.
  */
 static void srpt_mad_recv_handler(struct ib_mad_agent *mad_agent,
 				  struct ib_mad_send_buf *send_buf,
@@ -1463,12 +1425,10 @@ out:
  * srpt_register_mad_agent() - start answering device-management MADs
  * @sport: HCA port
  *
- * Registers a GSI agent for the GET and SET methods of the
- * device-management class on every port with MAD support (InfiniBand and
- * RoCE). On InfiniBand-link-layer ports the port then advertises "device
- * management supported" (IB_PORT_DEVICE_MGMT_SUP) so that discovery tools
- * query it. Does nothing if the agent exists already, so that port
- * refreshes can call it again.
+ * On InfiniBand-link-layer ports the port advertises "device management
+ * supported" (IB_PORT_DEVICE_MGMT_SUP) so that discovery tools query it.
+ * Does nothing if the agent exists already, so that port refreshes can
+ * call it again.
  *
  * Return: 0 on success or when there is nothing to do, else a negative
  * errno (logged; e.g. virtual functions cannot register). The caller may
@@ -1522,10 +1482,8 @@ static int srpt_register_mad_agent(struct srpt_port *sport)
  * @sdev: SRPT HCA
  * @port_cnt: number of ports of @sdev whose agents to remove (1..port_cnt)
  *
- * Withdraws the "device management supported" capability from every
- * InfiniBand port that set it and unregisters the agents;
- * ib_unregister_mad_agent() waits for running handlers and cancels
- * unsent replies. Ports without an agent are skipped.
+ * ib_unregister_mad_agent() waits for running handlers and cancels unsent
+ * replies.
  */
 static void srpt_unregister_mad_agent(struct srpt_device *sdev, int port_cnt)
 {
@@ -1685,8 +1643,6 @@ static int srpt_ch_qp_err(struct srpt_rdma_ch *ch)
  * srpt_alloc_cq() - get a completion queue for a channel
  * @ch: SRPT RDMA channel with sq_size and rq_size set
  *
- * Channels are spread over the device's completion vectors.
- *
  * Return: 0 or -ENOMEM.
  */
 static int srpt_alloc_cq(struct srpt_rdma_ch *ch)
@@ -1829,8 +1785,6 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
  * srpt_create_ch_ib() - create the queues of a channel
  * @ch: SRPT RDMA channel
  *
- * A QP that cannot be created with the configured send queue size is tried
- * again with smaller ones. Without SRQ the receive ring is posted here.
  * On failure ch->qp and ch->cq are NULL, so srpt_destroy_ch_ib() is a no-op.
  *
  * Return: 0 or a negative error code.
@@ -2246,9 +2200,7 @@ static bool srpt_close_deferred(struct srpt_rdma_ch *ch, const char *why)
  * @ch: SRPT RDMA channel
  * @why: the reason, for the kernel log
  *
- * Sends a DREQ or RDMA/CM disconnect (on iWARP it follows from the
- * release work, see srpt_iwarp_ch()), moves the QP to the error state and
- * posts a zero-length write; its completion queues the release of the
+ * The completion of the zero-length write queues the release of the
  * channel. Safe to call from any context that may sleep, RDMA/CM and IB/CM
  * callbacks included, more than once. During the channel's login the close
  * waits for the login's end (srpt_close_deferred()).
@@ -2550,7 +2502,6 @@ static void srpt_release_channel_work(struct work_struct *w)
  * @why: the reason, for the kernel log
  *
  * Only starts the close; the channels are released later by srpt_wq.
- * Closing a channel that is already closing does nothing.
  */
 static void srpt_close_port_chs(struct srpt_port *sport, struct srpt_tpg *stpg,
 				const char *why)
@@ -2628,9 +2579,6 @@ static u32 srpt_check_login(const struct srp_login_req *req, bool port_enabled)
  * @len: size of @buf
  * @req: the rejected login request
  * @reason: what srpt_check_login() returned for @req
- *
- * Writes what an administrator needs to know about the reject, for the
- * kernel log.
  */
 static void srpt_login_rej_text(char *buf, size_t len,
 				const struct srp_login_req *req, u32 reason)
@@ -3177,8 +3125,7 @@ static int srpt_send_login_rsp(struct srpt_rdma_ch *ch,
  * @req: the login request
  * @src_addr: initiator name: GUID form (IB/CM) or IP address (RDMA/CM)
  *
- * Checks the fields, the ACLs and the channel limits of the nexus and of
- * the source address. Refused logins cost no allocation.
+ * Refused logins cost no allocation.
  *
  * Return: 0 to go on, else the SRP_LOGIN_REJ reason to send (logged).
  */
