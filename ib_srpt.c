@@ -3785,10 +3785,7 @@ static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx, sense_reason_t reason)
  * @ioctx: I/O context associated with the SCSI command
  *
  * Used when a work request of the command failed or its channel is going
- * away. A write still waiting for its data-out buffer is failed through
- * LIO, which answers it with CHECK CONDITION; a response that cannot be
- * sent releases the command. In the other states LIO owns the command and
- * nothing needs to be done here.
+ * away. In the states not handled here LIO owns the command.
  *
  * Return: the command state before the call.
  */
@@ -4003,8 +4000,6 @@ static unsigned int srpt_slice_sg(struct scatterlist *data_sg, u64 off,
  * @ioctx: send context with its data buffer and descriptors
  * @limit: bytes to transfer; for data-in, what LIO produced
  *
- * Remote descriptors are served in order until @limit bytes are covered.
- *
  * Return: 0, -E2BIG when the transfer needs more work requests than the
  * channel's send queue holds (it could never be posted), or another
  * negative error code when memory or RDMA resources ran out.
@@ -4173,8 +4168,6 @@ static bool srpt_reuse_data_buf(struct srpt_send_ioctx *ioctx, u64 len)
  * srpt_free_kept_buf() - free the buffer a send context kept
  * @ioctx: send context, not in use
  *
- * Gives its pages back to the device's data-buffer budget too.
- *
  * The kept buffer may carry an end mark before its last page, so it is
  * walked by index rather than with target_free_sgl().
  */
@@ -4238,9 +4231,6 @@ out:
  * must not be an earlier command's data or uninitialised memory. Zeroing
  * one or two kept pages costs less than allocating fresh ones, so every
  * command of up to SRPT_KEEP_PAGES pages uses the kept buffer.
- *
- * A new buffer is charged to the device's data-buffer budget; the kept one
- * is charged for as long as it is kept (srpt_keep_data_buf()).
  *
  * Return: 0, -ENOBUFS when the budget is used up, or -ENOMEM.
  */
@@ -4318,9 +4308,8 @@ static bool srpt_data_in_fits(struct srpt_send_ioctx *ioctx, u32 len)
  * less than the descriptors offer; for a write of a control CDB it keeps
  * the descriptors' length to drain unsolicited data, which RDMA does not
  * need, so it is cut to the CDB's length here too (the residual stays).
- * The buffer is charged to the device budget and attached the way LIO
- * attaches fabric buffers (and with the same refusal of an overflow, which
- * a buffer of the initiator's smaller size cannot serve).
+ * An overflow is refused as LIO refuses it for fabric buffers: a buffer of
+ * the initiator's smaller size cannot serve it.
  *
  * Return: TCM_NO_SENSE, or the sense to fail the command with.
  */
@@ -4441,10 +4430,8 @@ static int srpt_copy_descs(struct srpt_send_ioctx *ioctx,
  * @sg_cnt: result: number of entries in @sg
  * @imm_data_offset: offset of immediate data negotiated at login, or 0
  *
- * Checks every descriptor and the CDB length against the number of bytes
- * received and copies the descriptors; sets @ioctx->dir and
- * @ioctx->data_len. The local buffer of a direct or indirect transfer is
- * allocated only when LIO has parsed the CDB (srpt_alloc_data_buf()).
+ * The local buffer of a direct or indirect transfer is allocated only when
+ * LIO has parsed the CDB (srpt_alloc_data_buf()).
  *
  * Return: 0, -EINVAL for a malformed or unsupported command, -ENOMEM.
  */
@@ -4526,10 +4513,9 @@ static void srpt_free_cmd_bufs(struct srpt_send_ioctx *ioctx)
  * @wc: the completion
  * @what: what failed, for the log
  *
- * Any error but a flush is logged. A flush on a channel that is not closing
- * means an earlier unsignaled work request (an RDMA READ or WRITE) failed
- * and took the QP to the error state without a completion of its own. In
- * both cases the channel is closed; srpt_close_ch() ignores repeated calls.
+ * A flush on a channel that is not closing means an earlier unsignaled work
+ * request (an RDMA READ or WRITE) failed and took the QP to the error state
+ * without a completion of its own: the channel is closed either way.
  */
 static void srpt_wc_error(struct srpt_rdma_ch *ch, struct ib_wc *wc,
 			  const char *what)
@@ -4788,12 +4774,9 @@ static sense_reason_t srpt_take_cmd(struct srpt_rdma_ch *ch,
  * @recv_ioctx: receive I/O context holding the IU
  * @send_ioctx: send I/O context for the command
  *
- * A malformed command is answered with CHECK CONDITION, ILLEGAL REQUEST,
- * INVALID FIELD IN COMMAND INFORMATION UNIT; a persistent reservation from
- * a nexus without a TransportID with INVALID COMMAND OPERATION CODE
- * (srpt_pr_refused()). The receive buffer is given back exactly once:
- * right after the IU was copied, or, with immediate data used in place, by
- * whoever releases the command.
+ * The receive buffer is given back exactly once: right after the IU was
+ * copied, or, with immediate data used in place, by whoever releases the
+ * command.
  *
  * LIO parses the CDB first (target_submit_prep() without a buffer); the
  * data buffer is allocated afterwards for the length the CDB transfers
@@ -5087,8 +5070,6 @@ static void srpt_process_ius(struct srpt_rdma_ch *ch,
 /**
  * srpt_process_wait_list() - process the IUs that had to wait
  * @ch: RDMA channel
- *
- * See srpt_process_ius().
  */
 static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 {
@@ -5238,9 +5219,7 @@ static void srpt_count_sent(struct srpt_rdma_ch *ch,
  * @tag: tag of the request
  * @status: SCSI status byte
  *
- * Carries the residual counts and, for CHECK CONDITION, as much sense data
- * as fits into both the initiator's and our IU size. Also returns the
- * credits accumulated since the previous response.
+ * Sense data is cut to what fits into both the initiator's and our IU size.
  *
  * Return: length of the response in bytes.
  */
@@ -5316,8 +5295,6 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch,
 /**
  * srpt_send_finished() - a response was sent or will never be sent
  * @ioctx: send context
- *
- * Releases the command to LIO; a credit request just returns its context.
  */
 static void srpt_send_finished(struct srpt_send_ioctx *ioctx)
 {
@@ -5359,11 +5336,10 @@ static int srpt_post_live(struct srpt_rdma_ch *ch,
  *
  * The RDMA WRITEs of the data-in buffer (when sq_wr_held > 1) are chained
  * in front of the SEND of the response, so one post carries them all and
- * one completion retires them. A response that cannot be posted gives its
- * slots back and finishes the command. Unless the channel is closing
- * anyway (-ENOTCONN), the failure closes it: the credits the response
- * carried never reach the initiator, and a queue pair that refuses posts
- * cannot serve the channel any more.
+ * one completion retires them. Unless the channel is closing anyway
+ * (-ENOTCONN), a failed post closes it: the credits the response carried
+ * never reach the initiator, and a queue pair that refuses posts cannot
+ * serve the channel any more.
  */
 static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 {
@@ -5500,8 +5476,7 @@ static void srpt_prepare_data_in(struct srpt_rdma_ch *ch,
  * srpt_queue_response() - transmit the response to a SCSI command or TMF
  * @cmd: SCSI target command
  *
- * For a read the RDMA WRITEs of the data go first, unless only status is to
- * be sent. A receive buffer held for immediate data is given back before the
+ * A receive buffer held for immediate data is given back before the
  * response leaves, so the credit the response returns is backed by a posted
  * buffer.
  */
@@ -5550,9 +5525,6 @@ static void srpt_queue_response(struct se_cmd *cmd)
  * srpt_send_done() - a response was sent (or flushed)
  * @cq: completion queue
  * @wc: work completion of the SEND
- *
- * Releases the command to LIO, gives back the send-queue slots and lets
- * IUs that waited for a send context go ahead.
  */
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -5607,9 +5579,6 @@ static void srpt_close_session(struct se_session *se_sess)
 /**
  * srpt_write_pending() - fetch the data-out buffer of a write
  * @cmd: SCSI target command
- *
- * Immediate data is already here: the command executes at once. Otherwise
- * the RDMA READs are posted, or queued until the send queue has room.
  *
  * Return: 0 or a negative error code, which makes LIO fail the command.
  */
@@ -6009,8 +5978,7 @@ static void srpt_disable_tpg(struct srpt_tpg *stpg)
  *
  * LIO itself sets se_tpg->enabled after this returns (and registers or
  * erases the TPG's relative port ID with it); the driver keeps its own
- * flag. Disabling closes the channels of the TPG and returns once they are
- * gone.
+ * flag.
  *
  * Return: 0, or -ENODEV when the port's HCA is gone and @enable is set.
  */
@@ -6598,10 +6566,6 @@ static ssize_t srpt_nacl_show(struct config_item *item, char *page,
  * @item: the ACL's configfs item
  * @page: output
  *
- * One block per I_T nexus (an SRP session) whose channels use this ACL,
- * with the channels as connections, in the form targetcli's "sessions"
- * command reads.
- *
  * Return: bytes written.
  */
 static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
@@ -6776,9 +6740,7 @@ static const struct target_core_fabric_ops srpt_template = {
  * srpt_refresh_port() - configure a HCA port
  * @sport: SRPT HCA port
  *
- * Queries the port (a port that cannot answer is not ready yet), reads
- * the GID at index 0, from which both port names are formed, and registers
- * the device-management MAD agent.
+ * Both port names are formed from the GID at index 0.
  *
  * Return: 0 or a negative error code from the port query.
  */
@@ -6830,8 +6792,6 @@ static void srpt_port_work(struct work_struct *work)
  * srpt_event_handler() - asynchronous IB event callback function
  * @handler: IB event handler registered by ib_register_event_handler()
  * @event: description of the event that occurred
- *
- * Port state, address and subnet manager changes refresh the port.
  */
 static void srpt_event_handler(struct ib_event_handler *handler,
 			       struct ib_event *event)
@@ -7102,14 +7062,12 @@ static void srpt_release_sport(struct srpt_port *sport)
  * @device: describes a HCA
  * @client_data: the value passed to ib_set_client_data()
  *
- * Called on rmmod and on hot-unplug (rdma link del): stops the IB/CM
- * listener first, closes every channel of the device, waits until all of
- * them are released and frees everything. The waiting is done without
- * srpt_dev_mutex: the device is off srpt_dev_list and its WWNs are detached
- * by then, so no login (RDMA/CM looks the device up in that list, IB/CM
- * came through the listener) and no configfs write reaches it any more; a
- * configfs writer already waiting holds a reference on the memory. WWNs of
- * the device stay in configfs, detached.
+ * Called on rmmod and on hot-unplug (rdma link del). The waiting is done
+ * without srpt_dev_mutex: the device is off srpt_dev_list and its WWNs are
+ * detached by then, so no login (RDMA/CM looks the device up in that list,
+ * IB/CM came through the listener) and no configfs write reaches it any
+ * more; a configfs writer already waiting holds a reference on the memory.
+ * WWNs of the device stay in configfs, detached.
  */
 static void srpt_remove_one(struct ib_device *device, void *client_data)
 {
@@ -7149,9 +7107,6 @@ static struct ib_client srpt_client = {
 
 /**
  * srpt_init_module() - kernel module initialization
- *
- * Registers the LIO fabric, then the InfiniBand client, then starts the
- * RDMA/CM listener when the rdma_cm_port parameter asks for one.
  *
  * Return: 0 or a negative error code.
  */
