@@ -1021,9 +1021,8 @@ static void srpt_credit_flush(struct srpt_rdma_ch *ch)
  * @credit: whether the IU consumed a credit of the initiator
  *
  * On a channel that is going away, ring buffers are not reposted (the ring
- * is freed with the channel); SRQ buffers always go back to the SRQ. A
- * credit of an IU that gets no response (dropped, ignored) reaches the
- * initiator with an SRP_CRED_REQ when the channel is idle.
+ * is freed with the channel); SRQ buffers always go back to the SRQ. The
+ * credit of an IU that gets no response goes out via srpt_credit_flush().
  */
 static void srpt_recycle_recv(struct srpt_rdma_ch *ch,
 			      struct srpt_recv_ioctx *recv_ioctx, bool credit)
@@ -1078,9 +1077,8 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
  * srpt_put_send_ioctx() - return a send context to its channel
  * @ioctx: the context
  *
- * IUs that waited for a free send context go ahead. When the channel falls
- * idle while credits are still owed to the initiator (aborted commands,
- * ignored IUs), no response would carry them: an SRP_CRED_REQ does.
+ * IUs that waited for a free send context go ahead; credits still owed
+ * when the channel falls idle go out via srpt_credit_flush().
  */
 static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 {
@@ -1880,9 +1878,9 @@ static int srpt_zerolength_write(struct srpt_rdma_ch *ch)
  * work requests each), and enough for the largest transfer one command may
  * describe, in as many descriptors as it may have. A send queue beyond that
  * only costs memory: with the default attribute of 4096 it would be about
- * three times the size. When commands need more slots than are free they
- * wait. Only a queue made smaller than this (by the attribute or the
- * device) refuses a command that needs more work requests than it holds.
+ * three times the size. Only a queue made smaller than this (by the
+ * attribute or the device) refuses a command that needs more work requests
+ * than it holds.
  *
  * Return: the smaller of @attr_sq, the device limit and what the channel
  * can use.
@@ -1929,8 +1927,8 @@ static void srpt_ch_set_iu_lens(struct srpt_rdma_ch *ch,
  * srpt_alloc_ch_rings() - allocate the send and receive rings of a channel
  * @ch: SRPT RDMA channel with its sizes set
  *
- * Receive buffers hold the IU size the initiator asked for; they are placed
- * so that immediate data starts on a 512-byte boundary.
+ * Receive buffers are placed so that immediate data starts on a 512-byte
+ * boundary.
  *
  * Return: 0 or -ENOMEM.
  */
@@ -2146,10 +2144,8 @@ static void srpt_disconnect_ch(struct srpt_rdma_ch *ch)
  * @ch: SRPT RDMA channel, closed, not yet released
  *
  * Called from the channel's release work, outside every RDMA/CM callback
- * and without locks: on iWARP rdma_disconnect() first waits until an accept
- * in progress has finished (see srpt_iwarp_ch()). For a connection that
- * the initiator or the connection manager already ended it changes
- * nothing.
+ * and without locks (see srpt_iwarp_ch()). For a connection that the
+ * initiator or the connection manager already ended it changes nothing.
  */
 static void srpt_rdma_cm_disconnect(struct srpt_rdma_ch *ch)
 {
@@ -2545,10 +2541,8 @@ static void srpt_wait_chs_released(atomic_t *count, const char *name)
  * @req: the login request
  * @port_enabled: whether a TPG of the receiving port is enabled
  *
- * Checks the request in the order in which the reject reasons are defined
- * for this target: opcode, IU length, port state, target port ID, buffer
- * formats. An information unit that is no SRP_LOGIN_REQ cannot establish a
- * channel (SRP-2 has no more specific reason for it).
+ * An information unit that is no SRP_LOGIN_REQ cannot establish a channel
+ * (SRP-2 has no more specific reason for it).
  *
  * Return: 0 to accept, else the SRP_LOGIN_REJ reason to send.
  */
@@ -2892,8 +2886,7 @@ static void srpt_count_login_chs(struct srpt_port *sport,
 
 /**
  * srpt_login_ch_limit() - the channel limit that a login would exceed
- * @single: the login asks for SINGLE, which closes the other channels of
- *	its nexus
+ * @single: a SINGLE login, which closes the other channels of its nexus
  * @n: the channels counted for the login by srpt_count_login_chs()
  *
  * A MULTI login adds a channel to its I_T nexus (at most
@@ -3217,10 +3210,8 @@ static struct srpt_rdma_ch *srpt_cm_req_alloc_ch(struct srpt_device *sdev,
  * @port_num: HCA port number, for the log
  * @req: the login request
  * @src_addr: initiator name, for the log
- * @spare: set to the nexus for srpt_join_nexus()
- *
- * The nexus is allocated before the session: once the session exists,
- * nothing may fail before the channel is in its nexus (srpt_new_nexus()).
+ * @spare: set to the nexus for srpt_join_nexus(); allocated before the
+ *	session (srpt_new_nexus())
  *
  * Return: 0, else the SRP_LOGIN_REJ reason to send (logged).
  */
@@ -4138,9 +4129,8 @@ static void srpt_buf_uncharge(struct srpt_send_ioctx *ioctx)
  * Allocating (and, with init_on_alloc, clearing) fresh pages for every
  * small command is a measurable part of the work per I/O, so each send
  * context keeps the buffer of its last small command (see
- * srpt_keep_data_buf()). The buffer is reshaped to @len: whole pages, a
- * shorter last one, the end mark after it. It only ever holds data of the
- * channel it belongs to.
+ * srpt_keep_data_buf()). It only ever holds data of the channel it belongs
+ * to.
  *
  * Return: true when @ioctx->data_sg now is the kept buffer.
  */
@@ -4190,14 +4180,12 @@ static void srpt_free_kept_buf(struct srpt_send_ioctx *ioctx)
  * srpt_keep_data_buf() - keep or free the data buffer of a finished command
  * @ioctx: send context
  *
- * A buffer of at most SRPT_KEEP_PAGES pages stays with the context for the
- * next command, replacing a smaller one; anything else is freed. Since free
- * contexts are reused most-recently-first, the buffers kept match the
- * channel's recent queue depth, not its credits. Kept pages count against
- * the device's data-buffer budget for as long as they are kept (the
- * command's own charge is already given back). A buffer is only kept while
- * the device uses at most half its budget, so kept pages never take more
- * than half: idle channels cannot starve the commands of others.
+ * Since free contexts are reused most-recently-first, the buffers kept
+ * match the channel's recent queue depth, not its credits. Kept pages count
+ * against the device's data-buffer budget for as long as they are kept.
+ * A buffer is only kept while the device uses at most half its budget, so
+ * kept pages never take more than half: idle channels cannot starve the
+ * commands of others.
  */
 static void srpt_keep_data_buf(struct srpt_send_ioctx *ioctx)
 {
@@ -4429,9 +4417,6 @@ static int srpt_copy_descs(struct srpt_send_ioctx *ioctx,
  * @sg: result: scatterlist of immediate data, or NULL
  * @sg_cnt: result: number of entries in @sg
  * @imm_data_offset: offset of immediate data negotiated at login, or 0
- *
- * The local buffer of a direct or indirect transfer is allocated only when
- * LIO has parsed the CDB (srpt_alloc_data_buf()).
  *
  * Return: 0, -EINVAL for a malformed or unsupported command, -ENOMEM.
  */
@@ -4699,10 +4684,9 @@ static bool srpt_cdb_dir_conflict(const u8 *cdb, enum dma_data_direction dir)
  * registration, so a reservation would not fence them from each other.
  * PERSISTENT RESERVE IN and OUT from such a nexus are therefore answered as
  * an unsupported command, so that cluster software stops at once with a
- * clear error rather than fencing the wrong ports; a rate-limited warning
- * tells the administrator why. A backstore that handles persistent
- * reservations itself (pass-through) needs no TransportID from LIO and is
- * left alone.
+ * clear error rather than fencing the wrong ports. A backstore that handles
+ * persistent reservations itself (pass-through) needs no TransportID from
+ * LIO and is left alone.
  *
  * Return: true when @cmd must be answered with INVALID COMMAND OPERATION
  * CODE.
@@ -4958,7 +4942,6 @@ static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 		return true;
 	case SRP_CRED_RSP:
 	case SRP_AER_RSP:
-		/* Answers to target requests consume no credit. */
 		srpt_recycle_recv(ch, recv_ioctx, false);
 		return true;
 	default:
@@ -5716,8 +5699,7 @@ static int srpt_check_true(struct se_portal_group *tpg)
 
 /**
  * srpt_rename_nodeacl() - give a new ACL the name that logins use
- * @se_nacl: the ACL, already on the TPG's list under the name it was made
- *	with
+ * @se_nacl: the ACL, on the TPG's list under the name it was made with
  * @canon: the canonical spelling of that name
  *
  * LIO finds the ACL of a login by comparing names byte for byte, under the
