@@ -660,6 +660,8 @@ static bool srpt_test_and_set_cmd_state(struct srpt_send_ioctx *ioctx,
  * srpt_cmd_state_done() - end a command, whatever state it is in
  * @ioctx: send I/O context
  *
+ * A command that already is DONE stays so without a message.
+ *
  * Return: the previous command state.
  */
 static enum srpt_command_state srpt_cmd_state_done(struct srpt_send_ioctx *ioctx)
@@ -968,6 +970,8 @@ static void srpt_free_ioctx_ring(struct srpt_ioctx **ioctx_ring,
  * @sdev: SRPT HCA pointer
  * @ch: SRPT RDMA channel
  * @ioctx: receive I/O context pointer
+ *
+ * A NULL @ch stands for the device SRQ.
  *
  * Return: 0 or a negative error code from the verbs layer.
  */
@@ -5960,7 +5964,7 @@ static void srpt_disable_tpg(struct srpt_tpg *stpg)
  *
  * LIO itself sets se_tpg->enabled after this returns (and registers or
  * erases the TPG's relative port ID with it); the driver keeps its own
- * flag.
+ * flag. Disabling returns only once the TPG's channels are gone.
  *
  * Return: 0, or -ENODEV when the port's HCA is gone and @enable is set.
  */
