@@ -237,9 +237,6 @@ static int srpt_enable_srq(struct srpt_device *sdev);
  * @buf: output buffer
  * @len: size of @buf
  * @gid: port GID; its interface ID is used
- *
- * Writes the interface ID as four groups of four lowercase hex digits,
- * "xxxx:xxxx:xxxx:xxxx".
  */
 static void srpt_format_guid_name(char *buf, size_t len,
 				  const union ib_gid *gid)
@@ -255,8 +252,6 @@ static void srpt_format_guid_name(char *buf, size_t len,
  * @buf: output buffer
  * @len: size of @buf
  * @gid: port GID
- *
- * Writes "0x" followed by the 16 GID bytes as 32 lowercase hex digits.
  */
 static void srpt_format_gid_name(char *buf, size_t len,
 				 const union ib_gid *gid)
@@ -632,9 +627,6 @@ static bool srpt_cmd_state_change(struct srpt_send_ioctx *ioctx, u32 from,
  * @ioctx: send I/O context
  * @new: new I/O context state
  *
- * The move must be one of srpt_cmd_state_next[]; any other one, leaving
- * DONE included, is refused (see srpt_cmd_state_change()).
- *
  * Return: the previous command state.
  */
 static enum srpt_command_state
@@ -979,8 +971,7 @@ static void srpt_free_ioctx_ring(struct srpt_ioctx **ioctx_ring,
  * @ch: SRPT RDMA channel
  * @ioctx: receive I/O context pointer
  *
- * Posts to the device SRQ when @ch uses it (or when @ch is NULL), else to
- * the receive queue of @ch.
+ * A NULL @ch stands for the device SRQ.
  *
  * Return: 0 or a negative error code from the verbs layer.
  */
@@ -1034,9 +1025,8 @@ static void srpt_credit_flush(struct srpt_rdma_ch *ch)
  * @credit: whether the IU consumed a credit of the initiator
  *
  * On a channel that is going away, ring buffers are not reposted (the ring
- * is freed with the channel); SRQ buffers always go back to the SRQ. A
- * credit of an IU that gets no response (dropped, ignored) reaches the
- * initiator with an SRP_CRED_REQ when the channel is idle.
+ * is freed with the channel); SRQ buffers always go back to the SRQ. The
+ * credit of an IU that gets no response goes out via srpt_credit_flush().
  */
 static void srpt_recycle_recv(struct srpt_rdma_ch *ch,
 			      struct srpt_recv_ioctx *recv_ioctx, bool credit)
@@ -1091,9 +1081,8 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
  * srpt_put_send_ioctx() - return a send context to its channel
  * @ioctx: the context
  *
- * IUs that waited for a free send context go ahead. When the channel falls
- * idle while credits are still owed to the initiator (aborted commands,
- * ignored IUs), no response would carry them: an SRP_CRED_REQ does.
+ * IUs that waited for a free send context go ahead; credits still owed
+ * when the channel falls idle go out via srpt_credit_flush().
  */
 static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 {
@@ -1128,10 +1117,8 @@ static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
  *
  * Every byte of the controller list holds two slots: the odd-numbered slot
  * in the high nibble and the following even-numbered slot in the low
- * nibble, so slot 1 is the high nibble of @c_list[0]. The other nibble of
- * the byte is preserved. Slot numbers outside 1..SRPT_IOC_SLOTS are
- * ignored so that a bad caller cannot write past the slots that
- * IOUnitInfo announces.
+ * nibble. Slot numbers outside 1..SRPT_IOC_SLOTS are ignored so that a bad
+ * caller cannot write past the slots that IOUnitInfo announces.
  */
 static void srpt_set_ioc(u8 *c_list, u32 slot, u8 value)
 {
@@ -1152,9 +1139,8 @@ static void srpt_set_ioc(u8 *c_list, u32 slot, u8 value)
  * srpt_get_class_port_info() - answer a ClassPortInfo query
  * @mad: response MAD; its data area is overwritten
  *
- * Reports base and class version 1 and a response time value of 20
- * (4.096 us * 2^20, about four seconds). Redirection and traps are not
- * supported, so every other field is zero.
+ * Response time value 20: 4.096 us * 2^20, about four seconds.
+ * Redirection and traps are not supported.
  */
 static void srpt_get_class_port_info(struct ib_dm_mad *mad)
 {
@@ -1170,9 +1156,6 @@ static void srpt_get_class_port_info(struct ib_dm_mad *mad)
 /**
  * srpt_get_iou() - answer an IOUnitInfo query
  * @mad: response MAD; its data area is overwritten
- *
- * Reports change ID 1, SRPT_IOC_SLOTS controller slots, no option ROM and
- * a controller list in which only slot SRPT_IOC_SLOT is present.
  */
 static void srpt_get_iou(struct ib_dm_mad *mad)
 {
@@ -1192,12 +1175,8 @@ static void srpt_get_iou(struct ib_dm_mad *mad)
  * @slot: controller slot from the attribute modifier
  * @mad: response MAD; its data area is overwritten
  *
- * A slot outside 1..SRPT_IOC_SLOTS is an invalid attribute modifier
- * (status %DM_MAD_STATUS_INVALID_FIELD); a valid but empty slot gets
- * %DM_MAD_STATUS_NO_IOC. For slot SRPT_IOC_SLOT the profile describes this
- * target: the service GUID as controller GUID, the HCA's vendor, part and
- * hardware version, the SRP class/subclass/protocol triple and the queue
- * and transfer limits that an initiator may use. The vendor ID fields are
+ * A slot outside 1..SRPT_IOC_SLOTS is an invalid attribute modifier; a
+ * valid but empty slot has no I/O controller. The vendor ID fields are
  * 24-bit values in the upper three bytes of their 32-bit words.
  */
 static void srpt_get_ioc(struct srpt_port *sport, u32 slot,
@@ -1250,14 +1229,10 @@ static void srpt_get_ioc(struct srpt_port *sport, u32 slot,
  * @lo: index of the first entry requested (bits 7..0)
  * @mad: response MAD; its data area is overwritten
  *
- * The controller in slot SRPT_IOC_SLOT has a single service entry, index
- * 0, named "SRP.T10:" followed by the 16 hex digits of @ioc_guid and with
- * @ioc_guid as service ID. Status codes, in the order they are checked: a
- * slot outside 1..SRPT_IOC_SLOTS is an invalid attribute modifier
- * (%DM_MAD_STATUS_INVALID_FIELD, as for IOControllerProfile); an empty
- * slot, @hi < @lo, @hi beyond the last entry or a range of more entries
- * than one MAD holds all get %DM_MAD_STATUS_NO_IOC, the status existing
- * initiators expect for a bad range.
+ * A slot outside 1..SRPT_IOC_SLOTS is an invalid attribute modifier, as for
+ * IOControllerProfile. An empty slot and a bad entry range get
+ * %DM_MAD_STATUS_NO_IOC: the status existing initiators expect for a bad
+ * range.
  */
 static void srpt_get_svc_entries(u64 ioc_guid, u16 slot, u8 hi, u8 lo,
 				 struct ib_dm_mad *mad)
@@ -1294,11 +1269,6 @@ static void srpt_get_svc_entries(u64 ioc_guid, u16 slot, u8 hi, u8 lo,
  * @rq_mad: the request
  * @rsp_mad: response MAD whose header was copied from @rq_mad; the data
  *	area and the status are filled in here
- *
- * Dispatches on the attribute ID: ClassPortInfo, IOUnitInfo,
- * IOControllerProfile (slot = attribute modifier) and ServiceEntries (slot,
- * last and first entry packed into the attribute modifier). Any other
- * attribute gets %DM_MAD_STATUS_UNSUP_METHOD_ATTR.
  */
 static void srpt_mgmt_method_get(struct srpt_port *sp, struct ib_mad *rq_mad,
 				 struct ib_dm_mad *rsp_mad)
@@ -1334,12 +1304,8 @@ static void srpt_mgmt_method_get(struct srpt_port *sp, struct ib_mad *rq_mad,
  * @rq_mad: the request
  * @rsp_mad: zeroed buffer for the reply
  *
- * The reply repeats the request's common MAD header (versions, class,
- * transaction ID, attribute ID and modifier) with method GetResp. GET is
- * answered by srpt_mgmt_method_get(); SET of any attribute is refused with
- * %DM_MAD_STATUS_UNSUP_METHOD_ATTR because nothing here is settable; any
- * other request method gets %DM_MAD_STATUS_UNSUP_METHOD. Responses and
- * MADs of another base version are never answered.
+ * SET of any attribute is refused because nothing here is settable.
+ * Responses are never answered.
  *
  * Return: true if @rsp_mad holds a reply that should be sent.
  */
@@ -1400,11 +1366,9 @@ static void srpt_mad_send_handler(struct ib_mad_agent *mad_agent,
  * @send_buf: unused; this agent never sends requests of its own
  * @mad_wc: the received MAD and its work completion
  *
- * Creates an address handle back to the sender (with the received GRH, as
- * RoCE requires), allocates a reply with ib_create_send_mad(), fills it in
- * with srpt_mad_build_reply() and posts it; srpt_mad_send_handler() frees
- * it. Allocation or post failures drop the reply: the requester retries.
- * The received MAD is always returned to the MAD layer.
+ * The address handle back to the sender uses the received GRH, as RoCE
+ * requires; srpt_mad_send_handler() frees it with the reply. Allocation or
+ * post failures drop the reply: the requester retries.
  */
 static void srpt_mad_recv_handler(struct ib_mad_agent *mad_agent,
 				  struct ib_mad_send_buf *send_buf,
@@ -1463,12 +1427,10 @@ out:
  * srpt_register_mad_agent() - start answering device-management MADs
  * @sport: HCA port
  *
- * Registers a GSI agent for the GET and SET methods of the
- * device-management class on every port with MAD support (InfiniBand and
- * RoCE). On InfiniBand-link-layer ports the port then advertises "device
- * management supported" (IB_PORT_DEVICE_MGMT_SUP) so that discovery tools
- * query it. Does nothing if the agent exists already, so that port
- * refreshes can call it again.
+ * On InfiniBand-link-layer ports the port advertises "device management
+ * supported" (IB_PORT_DEVICE_MGMT_SUP) so that discovery tools query it.
+ * Does nothing if the agent exists already, so that port refreshes can
+ * call it again.
  *
  * Return: 0 on success or when there is nothing to do, else a negative
  * errno (logged; e.g. virtual functions cannot register). The caller may
@@ -1522,10 +1484,8 @@ static int srpt_register_mad_agent(struct srpt_port *sport)
  * @sdev: SRPT HCA
  * @port_cnt: number of ports of @sdev whose agents to remove (1..port_cnt)
  *
- * Withdraws the "device management supported" capability from every
- * InfiniBand port that set it and unregisters the agents;
- * ib_unregister_mad_agent() waits for running handlers and cancels
- * unsent replies. Ports without an agent are skipped.
+ * ib_unregister_mad_agent() waits for running handlers and cancels unsent
+ * replies.
  */
 static void srpt_unregister_mad_agent(struct srpt_device *sdev, int port_cnt)
 {
@@ -1685,8 +1645,6 @@ static int srpt_ch_qp_err(struct srpt_rdma_ch *ch)
  * srpt_alloc_cq() - get a completion queue for a channel
  * @ch: SRPT RDMA channel with sq_size and rq_size set
  *
- * Channels are spread over the device's completion vectors.
- *
  * Return: 0 or -ENOMEM.
  */
 static int srpt_alloc_cq(struct srpt_rdma_ch *ch)
@@ -1829,8 +1787,6 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
  * srpt_create_ch_ib() - create the queues of a channel
  * @ch: SRPT RDMA channel
  *
- * A QP that cannot be created with the configured send queue size is tried
- * again with smaller ones. Without SRQ the receive ring is posted here.
  * On failure ch->qp and ch->cq are NULL, so srpt_destroy_ch_ib() is a no-op.
  *
  * Return: 0 or a negative error code.
@@ -1926,9 +1882,9 @@ static int srpt_zerolength_write(struct srpt_rdma_ch *ch)
  * work requests each), and enough for the largest transfer one command may
  * describe, in as many descriptors as it may have. A send queue beyond that
  * only costs memory: with the default attribute of 4096 it would be about
- * three times the size. When commands need more slots than are free they
- * wait. Only a queue made smaller than this (by the attribute or the
- * device) refuses a command that needs more work requests than it holds.
+ * three times the size. Only a queue made smaller than this (by the
+ * attribute or the device) refuses a command that needs more work requests
+ * than it holds.
  *
  * Return: the smaller of @attr_sq, the device limit and what the channel
  * can use.
@@ -1975,8 +1931,8 @@ static void srpt_ch_set_iu_lens(struct srpt_rdma_ch *ch,
  * srpt_alloc_ch_rings() - allocate the send and receive rings of a channel
  * @ch: SRPT RDMA channel with its sizes set
  *
- * Receive buffers hold the IU size the initiator asked for; they are placed
- * so that immediate data starts on a 512-byte boundary.
+ * Receive buffers are placed so that immediate data starts on a 512-byte
+ * boundary.
  *
  * Return: 0 or -ENOMEM.
  */
@@ -2145,6 +2101,46 @@ static bool srpt_ch_advance(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
 }
 
 /**
+ * srpt_set_rtu_pending() - record whether a channel's RTU is still to come
+ * @ch: SRPT RDMA channel
+ * @pending: true once the login response is out, false when the connection
+ *	manager reports the RTU or the end of the connection
+ *
+ * Clearing it wakes a release waiting in srpt_wait_rtu().
+ */
+static void srpt_set_rtu_pending(struct srpt_rdma_ch *ch, bool pending)
+{
+	unsigned long flags;
+	bool was;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	was = ch->rtu_pending;
+	ch->rtu_pending = pending;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	if (was && !pending)
+		wake_up_all(&srpt_ch_released_wq);
+}
+
+/**
+ * srpt_rtu_pending() - whether a channel's RTU is still to come
+ * @ch: SRPT RDMA channel
+ *
+ * Side-effect free, for a wait_event() condition.
+ *
+ * Return: @ch->rtu_pending.
+ */
+static bool srpt_rtu_pending(struct srpt_rdma_ch *ch)
+{
+	unsigned long flags;
+	bool pending;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	pending = ch->rtu_pending;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	return pending;
+}
+
+/**
  * srpt_iwarp_ch() - whether a channel's disconnect waits for its release
  * @ch: SRPT RDMA channel
  *
@@ -2168,7 +2164,8 @@ static bool srpt_iwarp_ch(const struct srpt_rdma_ch *ch)
  * srpt_disconnect_ch() - tell the initiator that the channel is going away
  * @ch: SRPT RDMA channel
  *
- * An iWARP channel is told later, from its release work (srpt_iwarp_ch()).
+ * An iWARP channel is told later, from its release work (srpt_iwarp_ch()),
+ * an IB/CM channel whose RTU is still to come once the RTU is there.
  */
 static void srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 {
@@ -2180,8 +2177,16 @@ static void srpt_disconnect_ch(struct srpt_rdma_ch *ch)
 			rdma_disconnect(ch->rdma_cm_id);
 		return;
 	}
-	/* Before RTU a DREQ is not allowed; reject the connection instead. */
-	if (ib_send_cm_dreq(ch->ib_cm_id, NULL, 0) < 0)
+	if (!ib_send_cm_dreq(ch->ib_cm_id, NULL, 0)) {
+		srpt_set_rtu_pending(ch, false);
+		return;
+	}
+	/*
+	 * No DREQ before the RTU. A REJ now would be lost on an initiator
+	 * that has sent its RTU: the connection stays until the RTU, which
+	 * disconnects again (srpt_wait_rtu()).
+	 */
+	if (!srpt_rtu_pending(ch))
 		ib_send_cm_rej(ch->ib_cm_id, IB_CM_REJ_CONSUMER_DEFINED,
 			       NULL, 0, NULL, 0);
 }
@@ -2192,10 +2197,8 @@ static void srpt_disconnect_ch(struct srpt_rdma_ch *ch)
  * @ch: SRPT RDMA channel, closed, not yet released
  *
  * Called from the channel's release work, outside every RDMA/CM callback
- * and without locks: on iWARP rdma_disconnect() first waits until an accept
- * in progress has finished (see srpt_iwarp_ch()). For a connection that
- * the initiator or the connection manager already ended it changes
- * nothing.
+ * and without locks (see srpt_iwarp_ch()). For a connection that the
+ * initiator or the connection manager already ended it changes nothing.
  */
 static void srpt_rdma_cm_disconnect(struct srpt_rdma_ch *ch)
 {
@@ -2246,9 +2249,7 @@ static bool srpt_close_deferred(struct srpt_rdma_ch *ch, const char *why)
  * @ch: SRPT RDMA channel
  * @why: the reason, for the kernel log
  *
- * Sends a DREQ or RDMA/CM disconnect (on iWARP it follows from the
- * release work, see srpt_iwarp_ch()), moves the QP to the error state and
- * posts a zero-length write; its completion queues the release of the
+ * The completion of the zero-length write queues the release of the
  * channel. Safe to call from any context that may sleep, RDMA/CM and IB/CM
  * callbacks included, more than once. During the channel's login the close
  * waits for the login's end (srpt_close_deferred()).
@@ -2340,46 +2341,8 @@ static bool srpt_ch_quiet(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_set_rtu_pending() - record whether a channel's RTU is still to come
- * @ch: SRPT RDMA channel
- * @pending: true once the login response is out, false when the connection
- *	manager reports the RTU or the end of the connection
- *
- * Clearing it wakes a release waiting in srpt_wait_rtu().
- */
-static void srpt_set_rtu_pending(struct srpt_rdma_ch *ch, bool pending)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&ch->recv_lock, flags);
-	ch->rtu_pending = pending;
-	spin_unlock_irqrestore(&ch->recv_lock, flags);
-	if (!pending)
-		wake_up_all(&srpt_ch_released_wq);
-}
-
-/**
- * srpt_rtu_pending() - whether a channel's RTU is still to come
- * @ch: SRPT RDMA channel
- *
- * Side-effect free, for a wait_event() condition.
- *
- * Return: @ch->rtu_pending.
- */
-static bool srpt_rtu_pending(struct srpt_rdma_ch *ch)
-{
-	unsigned long flags;
-	bool pending;
-
-	spin_lock_irqsave(&ch->recv_lock, flags);
-	pending = ch->rtu_pending;
-	spin_unlock_irqrestore(&ch->recv_lock, flags);
-	return pending;
-}
-
-/**
  * srpt_wait_rtu() - keep the connection of a channel closed before its RTU
- * @ch: SRPT RDMA channel being released, its QP already destroyed
+ * @ch: SRPT RDMA channel being released, its QP and rings already freed
  *
  * A channel closed between its login response and the initiator's RTU (a
  * SINGLE login replaced it) could not send a DREQ: the connection manager
@@ -2389,14 +2352,18 @@ static bool srpt_rtu_pending(struct srpt_rdma_ch *ch)
  * up until its next I/O failed. So the connection stays until the RTU
  * arrives, and srpt_cm_rtu_recv() sends the DREQ, or until the connection
  * manager ends it; but no longer than SRPT_RTU_WAIT_MS, after which the
- * REJ is all the initiator gets.
+ * REJ is all the initiator gets, and not while the HCA is being removed.
  */
 static void srpt_wait_rtu(struct srpt_rdma_ch *ch)
 {
-	if (!wait_event_timeout(srpt_ch_released_wq, !srpt_rtu_pending(ch),
+	struct srpt_device *sdev = ch->sport->sdev;
+
+	if (!wait_event_timeout(srpt_ch_released_wq,
+				!srpt_rtu_pending(ch) ||
+				READ_ONCE(sdev->going_away),
 				msecs_to_jiffies(SRPT_RTU_WAIT_MS)))
-		pr_info("%s: no RTU within %u ms of the login response\n",
-			ch->sess_name, SRPT_RTU_WAIT_MS);
+		pr_info_ratelimited("%s: no RTU after %u ms, the connection is rejected\n",
+				    ch->sess_name, SRPT_RTU_WAIT_MS);
 }
 
 /**
@@ -2501,7 +2468,8 @@ static void srpt_ch_forget_acl(struct srpt_rdma_ch *ch)
  * Disconnects an iWARP channel (srpt_rdma_cm_disconnect()), waits until
  * no IU and no RTU is being processed (they use the session and the QP),
  * stops the LIO session and waits until every command of the
- * channel has finished, then frees the queues, the rings and the connection. The
+ * channel has finished, then frees the queues and the rings, and the
+ * connection once its RTU is no longer awaited (srpt_wait_rtu()). The
  * channel leaves its nexus and drops its port counts only at the very end:
  * a port (and its device, SRQ and PD) stays until every channel that uses
  * it is gone, and a TPG until every channel with a session in it is gone.
@@ -2533,9 +2501,9 @@ static void srpt_release_channel_work(struct work_struct *w)
 	if (!ch->use_srq && ch->qp)
 		ib_drain_rq(ch->qp);
 	srpt_destroy_ch_ib(ch);
+	srpt_free_ch_rings(ch);
 	srpt_wait_rtu(ch);
 	srpt_destroy_cm_id(ch);
-	srpt_free_ch_rings(ch);
 	pr_info("%s: channel released\n", ch->sess_name);
 	srpt_nexus_del_ch(ch);
 	kref_put(&ch->kref, srpt_free_ch);
@@ -2550,7 +2518,6 @@ static void srpt_release_channel_work(struct work_struct *w)
  * @why: the reason, for the kernel log
  *
  * Only starts the close; the channels are released later by srpt_wq.
- * Closing a channel that is already closing does nothing.
  */
 static void srpt_close_port_chs(struct srpt_port *sport, struct srpt_tpg *stpg,
 				const char *why)
@@ -2594,10 +2561,8 @@ static void srpt_wait_chs_released(atomic_t *count, const char *name)
  * @req: the login request
  * @port_enabled: whether a TPG of the receiving port is enabled
  *
- * Checks the request in the order in which the reject reasons are defined
- * for this target: opcode, IU length, port state, target port ID, buffer
- * formats. An information unit that is no SRP_LOGIN_REQ cannot establish a
- * channel (SRP-2 has no more specific reason for it).
+ * An information unit that is no SRP_LOGIN_REQ cannot establish a channel
+ * (SRP-2 has no more specific reason for it).
  *
  * Return: 0 to accept, else the SRP_LOGIN_REJ reason to send.
  */
@@ -2628,9 +2593,6 @@ static u32 srpt_check_login(const struct srp_login_req *req, bool port_enabled)
  * @len: size of @buf
  * @req: the rejected login request
  * @reason: what srpt_check_login() returned for @req
- *
- * Writes what an administrator needs to know about the reject, for the
- * kernel log.
  */
 static void srpt_login_rej_text(char *buf, size_t len,
 				const struct srp_login_req *req, u32 reason)
@@ -2944,8 +2906,7 @@ static void srpt_count_login_chs(struct srpt_port *sport,
 
 /**
  * srpt_login_ch_limit() - the channel limit that a login would exceed
- * @single: the login asks for SINGLE, which closes the other channels of
- *	its nexus
+ * @single: a SINGLE login, which closes the other channels of its nexus
  * @n: the channels counted for the login by srpt_count_login_chs()
  *
  * A MULTI login adds a channel to its I_T nexus (at most
@@ -3177,8 +3138,7 @@ static int srpt_send_login_rsp(struct srpt_rdma_ch *ch,
  * @req: the login request
  * @src_addr: initiator name: GUID form (IB/CM) or IP address (RDMA/CM)
  *
- * Checks the fields, the ACLs and the channel limits of the nexus and of
- * the source address. Refused logins cost no allocation.
+ * Refused logins cost no allocation.
  *
  * Return: 0 to go on, else the SRP_LOGIN_REJ reason to send (logged).
  */
@@ -3270,10 +3230,8 @@ static struct srpt_rdma_ch *srpt_cm_req_alloc_ch(struct srpt_device *sdev,
  * @port_num: HCA port number, for the log
  * @req: the login request
  * @src_addr: initiator name, for the log
- * @spare: set to the nexus for srpt_join_nexus()
- *
- * The nexus is allocated before the session: once the session exists,
- * nothing may fail before the channel is in its nexus (srpt_new_nexus()).
+ * @spare: set to the nexus for srpt_join_nexus(); allocated before the
+ *	session (srpt_new_nexus())
  *
  * Return: 0, else the SRP_LOGIN_REJ reason to send (logged).
  */
@@ -3330,14 +3288,16 @@ static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
 		ch->ib_cm_id->context = ch;
 	flags = srpt_join_nexus(ch, req, spare);
 	srpt_build_login_rsp(ch, req, &rsp, flags);
-	ret = srpt_send_login_rsp(ch, &rsp, resp_res, init_depth);
 	/*
-	 * No event of this connection is delivered before this callback
-	 * returns, so the RTU is still to come. On iWARP a disconnect needs
-	 * none (srpt_iwarp_ch()).
+	 * Set before the response goes out: IB/CM reports a failed send of
+	 * it at once, from the send completion. On iWARP a disconnect needs
+	 * no RTU (srpt_iwarp_ch()).
 	 */
-	if (!ret && !srpt_iwarp_ch(ch))
+	if (!srpt_iwarp_ch(ch))
 		srpt_set_rtu_pending(ch, true);
+	ret = srpt_send_login_rsp(ch, &rsp, resp_res, init_depth);
+	if (ret)
+		srpt_set_rtu_pending(ch, false);
 	srpt_login_end(ch);
 	if (ret) {
 		pr_err_ratelimited("%s: sending the login response failed (%d)\n",
@@ -3870,10 +3830,7 @@ static void srpt_fail_cmd(struct srpt_send_ioctx *ioctx, sense_reason_t reason)
  * @ioctx: I/O context associated with the SCSI command
  *
  * Used when a work request of the command failed or its channel is going
- * away. A write still waiting for its data-out buffer is failed through
- * LIO, which answers it with CHECK CONDITION; a response that cannot be
- * sent releases the command. In the other states LIO owns the command and
- * nothing needs to be done here.
+ * away. In the states not handled here LIO owns the command.
  *
  * Return: the command state before the call.
  */
@@ -4088,8 +4045,6 @@ static unsigned int srpt_slice_sg(struct scatterlist *data_sg, u64 off,
  * @ioctx: send context with its data buffer and descriptors
  * @limit: bytes to transfer; for data-in, what LIO produced
  *
- * Remote descriptors are served in order until @limit bytes are covered.
- *
  * Return: 0, -E2BIG when the transfer needs more work requests than the
  * channel's send queue holds (it could never be posted), or another
  * negative error code when memory or RDMA resources ran out.
@@ -4228,9 +4183,8 @@ static void srpt_buf_uncharge(struct srpt_send_ioctx *ioctx)
  * Allocating (and, with init_on_alloc, clearing) fresh pages for every
  * small command is a measurable part of the work per I/O, so each send
  * context keeps the buffer of its last small command (see
- * srpt_keep_data_buf()). The buffer is reshaped to @len: whole pages, a
- * shorter last one, the end mark after it. It only ever holds data of the
- * channel it belongs to.
+ * srpt_keep_data_buf()). It only ever holds data of the channel it belongs
+ * to.
  *
  * Return: true when @ioctx->data_sg now is the kept buffer.
  */
@@ -4258,8 +4212,6 @@ static bool srpt_reuse_data_buf(struct srpt_send_ioctx *ioctx, u64 len)
  * srpt_free_kept_buf() - free the buffer a send context kept
  * @ioctx: send context, not in use
  *
- * Gives its pages back to the device's data-buffer budget too.
- *
  * The kept buffer may carry an end mark before its last page, so it is
  * walked by index rather than with target_free_sgl().
  */
@@ -4282,14 +4234,12 @@ static void srpt_free_kept_buf(struct srpt_send_ioctx *ioctx)
  * srpt_keep_data_buf() - keep or free the data buffer of a finished command
  * @ioctx: send context
  *
- * A buffer of at most SRPT_KEEP_PAGES pages stays with the context for the
- * next command, replacing a smaller one; anything else is freed. Since free
- * contexts are reused most-recently-first, the buffers kept match the
- * channel's recent queue depth, not its credits. Kept pages count against
- * the device's data-buffer budget for as long as they are kept (the
- * command's own charge is already given back). A buffer is only kept while
- * the device uses at most half its budget, so kept pages never take more
- * than half: idle channels cannot starve the commands of others.
+ * Since free contexts are reused most-recently-first, the buffers kept
+ * match the channel's recent queue depth, not its credits. Kept pages count
+ * against the device's data-buffer budget for as long as they are kept.
+ * A buffer is only kept while the device uses at most half its budget, so
+ * kept pages never take more than half: idle channels cannot starve the
+ * commands of others.
  */
 static void srpt_keep_data_buf(struct srpt_send_ioctx *ioctx)
 {
@@ -4323,9 +4273,6 @@ out:
  * must not be an earlier command's data or uninitialised memory. Zeroing
  * one or two kept pages costs less than allocating fresh ones, so every
  * command of up to SRPT_KEEP_PAGES pages uses the kept buffer.
- *
- * A new buffer is charged to the device's data-buffer budget; the kept one
- * is charged for as long as it is kept (srpt_keep_data_buf()).
  *
  * Return: 0, -ENOBUFS when the budget is used up, or -ENOMEM.
  */
@@ -4403,9 +4350,8 @@ static bool srpt_data_in_fits(struct srpt_send_ioctx *ioctx, u32 len)
  * less than the descriptors offer; for a write of a control CDB it keeps
  * the descriptors' length to drain unsolicited data, which RDMA does not
  * need, so it is cut to the CDB's length here too (the residual stays).
- * The buffer is charged to the device budget and attached the way LIO
- * attaches fabric buffers (and with the same refusal of an overflow, which
- * a buffer of the initiator's smaller size cannot serve).
+ * An overflow is refused as LIO refuses it for fabric buffers: a buffer of
+ * the initiator's smaller size cannot serve it.
  *
  * Return: TCM_NO_SENSE, or the sense to fail the command with.
  */
@@ -4526,11 +4472,6 @@ static int srpt_copy_descs(struct srpt_send_ioctx *ioctx,
  * @sg_cnt: result: number of entries in @sg
  * @imm_data_offset: offset of immediate data negotiated at login, or 0
  *
- * Checks every descriptor and the CDB length against the number of bytes
- * received and copies the descriptors; sets @ioctx->dir and
- * @ioctx->data_len. The local buffer of a direct or indirect transfer is
- * allocated only when LIO has parsed the CDB (srpt_alloc_data_buf()).
- *
  * Return: 0, -EINVAL for a malformed or unsupported command, -ENOMEM.
  */
 static int srpt_get_desc_tbl(struct srpt_recv_ioctx *recv_ioctx,
@@ -4611,10 +4552,9 @@ static void srpt_free_cmd_bufs(struct srpt_send_ioctx *ioctx)
  * @wc: the completion
  * @what: what failed, for the log
  *
- * Any error but a flush is logged. A flush on a channel that is not closing
- * means an earlier unsignaled work request (an RDMA READ or WRITE) failed
- * and took the QP to the error state without a completion of its own. In
- * both cases the channel is closed; srpt_close_ch() ignores repeated calls.
+ * A flush on a channel that is not closing means an earlier unsignaled work
+ * request (an RDMA READ or WRITE) failed and took the QP to the error state
+ * without a completion of its own: the channel is closed either way.
  */
 static void srpt_wc_error(struct srpt_rdma_ch *ch, struct ib_wc *wc,
 			  const char *what)
@@ -4798,10 +4738,9 @@ static bool srpt_cdb_dir_conflict(const u8 *cdb, enum dma_data_direction dir)
  * registration, so a reservation would not fence them from each other.
  * PERSISTENT RESERVE IN and OUT from such a nexus are therefore answered as
  * an unsupported command, so that cluster software stops at once with a
- * clear error rather than fencing the wrong ports; a rate-limited warning
- * tells the administrator why. A backstore that handles persistent
- * reservations itself (pass-through) needs no TransportID from LIO and is
- * left alone.
+ * clear error rather than fencing the wrong ports. A backstore that handles
+ * persistent reservations itself (pass-through) needs no TransportID from
+ * LIO and is left alone.
  *
  * Return: true when @cmd must be answered with INVALID COMMAND OPERATION
  * CODE.
@@ -4873,12 +4812,9 @@ static sense_reason_t srpt_take_cmd(struct srpt_rdma_ch *ch,
  * @recv_ioctx: receive I/O context holding the IU
  * @send_ioctx: send I/O context for the command
  *
- * A malformed command is answered with CHECK CONDITION, ILLEGAL REQUEST,
- * INVALID FIELD IN COMMAND INFORMATION UNIT; a persistent reservation from
- * a nexus without a TransportID with INVALID COMMAND OPERATION CODE
- * (srpt_pr_refused()). The receive buffer is given back exactly once:
- * right after the IU was copied, or, with immediate data used in place, by
- * whoever releases the command.
+ * The receive buffer is given back exactly once: right after the IU was
+ * copied, or, with immediate data used in place, by whoever releases the
+ * command.
  *
  * LIO parses the CDB first (target_submit_prep() without a buffer); the
  * data buffer is allocated afterwards for the length the CDB transfers
@@ -5060,7 +4996,6 @@ static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 		return true;
 	case SRP_CRED_RSP:
 	case SRP_AER_RSP:
-		/* Answers to target requests consume no credit. */
 		srpt_recycle_recv(ch, recv_ioctx, false);
 		return true;
 	default:
@@ -5172,8 +5107,6 @@ static void srpt_process_ius(struct srpt_rdma_ch *ch,
 /**
  * srpt_process_wait_list() - process the IUs that had to wait
  * @ch: RDMA channel
- *
- * See srpt_process_ius().
  */
 static void srpt_process_wait_list(struct srpt_rdma_ch *ch)
 {
@@ -5323,9 +5256,7 @@ static void srpt_count_sent(struct srpt_rdma_ch *ch,
  * @tag: tag of the request
  * @status: SCSI status byte
  *
- * Carries the residual counts and, for CHECK CONDITION, as much sense data
- * as fits into both the initiator's and our IU size. Also returns the
- * credits accumulated since the previous response.
+ * Sense data is cut to what fits into both the initiator's and our IU size.
  *
  * Return: length of the response in bytes.
  */
@@ -5401,8 +5332,6 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch,
 /**
  * srpt_send_finished() - a response was sent or will never be sent
  * @ioctx: send context
- *
- * Releases the command to LIO; a credit request just returns its context.
  */
 static void srpt_send_finished(struct srpt_send_ioctx *ioctx)
 {
@@ -5444,11 +5373,10 @@ static int srpt_post_live(struct srpt_rdma_ch *ch,
  *
  * The RDMA WRITEs of the data-in buffer (when sq_wr_held > 1) are chained
  * in front of the SEND of the response, so one post carries them all and
- * one completion retires them. A response that cannot be posted gives its
- * slots back and finishes the command. Unless the channel is closing
- * anyway (-ENOTCONN), the failure closes it: the credits the response
- * carried never reach the initiator, and a queue pair that refuses posts
- * cannot serve the channel any more.
+ * one completion retires them. Unless the channel is closing anyway
+ * (-ENOTCONN), a failed post closes it: the credits the response carried
+ * never reach the initiator, and a queue pair that refuses posts cannot
+ * serve the channel any more.
  */
 static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 {
@@ -5585,8 +5513,7 @@ static void srpt_prepare_data_in(struct srpt_rdma_ch *ch,
  * srpt_queue_response() - transmit the response to a SCSI command or TMF
  * @cmd: SCSI target command
  *
- * For a read the RDMA WRITEs of the data go first, unless only status is to
- * be sent. A receive buffer held for immediate data is given back before the
+ * A receive buffer held for immediate data is given back before the
  * response leaves, so the credit the response returns is backed by a posted
  * buffer.
  */
@@ -5635,9 +5562,6 @@ static void srpt_queue_response(struct se_cmd *cmd)
  * srpt_send_done() - a response was sent (or flushed)
  * @cq: completion queue
  * @wc: work completion of the SEND
- *
- * Releases the command to LIO, gives back the send-queue slots and lets
- * IUs that waited for a send context go ahead.
  */
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -5692,9 +5616,6 @@ static void srpt_close_session(struct se_session *se_sess)
 /**
  * srpt_write_pending() - fetch the data-out buffer of a write
  * @cmd: SCSI target command
- *
- * Immediate data is already here: the command executes at once. Otherwise
- * the RDMA READs are posted, or queued until the send queue has room.
  *
  * Return: 0 or a negative error code, which makes LIO fail the command.
  */
@@ -5832,8 +5753,7 @@ static int srpt_check_true(struct se_portal_group *tpg)
 
 /**
  * srpt_rename_nodeacl() - give a new ACL the name that logins use
- * @se_nacl: the ACL, already on the TPG's list under the name it was made
- *	with
+ * @se_nacl: the ACL, on the TPG's list under the name it was made with
  * @canon: the canonical spelling of that name
  *
  * LIO finds the ACL of a login by comparing names byte for byte, under the
@@ -6094,8 +6014,7 @@ static void srpt_disable_tpg(struct srpt_tpg *stpg)
  *
  * LIO itself sets se_tpg->enabled after this returns (and registers or
  * erases the TPG's relative port ID with it); the driver keeps its own
- * flag. Disabling closes the channels of the TPG and returns once they are
- * gone.
+ * flag. Disabling returns only once the TPG's channels are gone.
  *
  * Return: 0, or -ENODEV when the port's HCA is gone and @enable is set.
  */
@@ -6683,10 +6602,6 @@ static ssize_t srpt_nacl_show(struct config_item *item, char *page,
  * @item: the ACL's configfs item
  * @page: output
  *
- * One block per I_T nexus (an SRP session) whose channels use this ACL,
- * with the channels as connections, in the form targetcli's "sessions"
- * command reads.
- *
  * Return: bytes written.
  */
 static ssize_t srpt_nacl_info_show(struct config_item *item, char *page)
@@ -6861,9 +6776,7 @@ static const struct target_core_fabric_ops srpt_template = {
  * srpt_refresh_port() - configure a HCA port
  * @sport: SRPT HCA port
  *
- * Queries the port (a port that cannot answer is not ready yet), reads
- * the GID at index 0, from which both port names are formed, and registers
- * the device-management MAD agent.
+ * Both port names are formed from the GID at index 0.
  *
  * Return: 0 or a negative error code from the port query.
  */
@@ -6915,8 +6828,6 @@ static void srpt_port_work(struct work_struct *work)
  * srpt_event_handler() - asynchronous IB event callback function
  * @handler: IB event handler registered by ib_register_event_handler()
  * @event: description of the event that occurred
- *
- * Port state, address and subnet manager changes refresh the port.
  */
 static void srpt_event_handler(struct ib_event_handler *handler,
 			       struct ib_event *event)
@@ -7187,14 +7098,12 @@ static void srpt_release_sport(struct srpt_port *sport)
  * @device: describes a HCA
  * @client_data: the value passed to ib_set_client_data()
  *
- * Called on rmmod and on hot-unplug (rdma link del): stops the IB/CM
- * listener first, closes every channel of the device, waits until all of
- * them are released and frees everything. The waiting is done without
- * srpt_dev_mutex: the device is off srpt_dev_list and its WWNs are detached
- * by then, so no login (RDMA/CM looks the device up in that list, IB/CM
- * came through the listener) and no configfs write reaches it any more; a
- * configfs writer already waiting holds a reference on the memory. WWNs of
- * the device stay in configfs, detached.
+ * Called on rmmod and on hot-unplug (rdma link del). The waiting is done
+ * without srpt_dev_mutex: the device is off srpt_dev_list and its WWNs are
+ * detached by then, so no login (RDMA/CM looks the device up in that list,
+ * IB/CM came through the listener) and no configfs write reaches it any
+ * more; a configfs writer already waiting holds a reference on the memory.
+ * WWNs of the device stay in configfs, detached.
  */
 static void srpt_remove_one(struct ib_device *device, void *client_data)
 {
@@ -7208,6 +7117,8 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 		cancel_work_sync(&sdev->port[i].work);
 	srpt_unregister_mad_agent(sdev, sdev->port_cnt);
 
+	WRITE_ONCE(sdev->going_away, true);
+	wake_up_all(&srpt_ch_released_wq);
 	mutex_lock(&srpt_dev_mutex);
 	list_del(&sdev->list);
 	srpt_detach_port_ids(sdev);
@@ -7234,9 +7145,6 @@ static struct ib_client srpt_client = {
 
 /**
  * srpt_init_module() - kernel module initialization
- *
- * Registers the LIO fabric, then the InfiniBand client, then starts the
- * RDMA/CM listener when the rdma_cm_port parameter asks for one.
  *
  * Return: 0 or a negative error code.
  */

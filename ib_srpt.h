@@ -716,6 +716,8 @@ struct srpt_port {
  * @comp_vector: next completion vector to hand out
  * @refs: references to the memory of this structure: one of the IB client
  *	plus one per configfs writer waiting for channels of a port
+ * @going_away: the HCA is being removed: releases wait for no RTU
+ *	(srpt_wait_rtu())
  * @port_cnt: number of ports
  * @port: per-port state
  */
@@ -735,6 +737,7 @@ struct srpt_device {
 	struct ib_event_handler event_handler;
 	atomic_t comp_vector;
 	struct kref refs;
+	bool going_away;
 	u32 port_cnt;
 	struct srpt_port port[] __counted_by(port_cnt);
 };

@@ -4226,15 +4226,24 @@ static void srpt_test_wait_rtu_until_rtu(struct kunit *test)
 
 	/* The RTU comes 200 ms later: the release goes on then. */
 	srpt_set_rtu_pending(ch, true);
-	INIT_DELAYED_WORK(&l.dwork, rtu_later_fn);
+	INIT_DELAYED_WORK_ONSTACK(&l.dwork, rtu_later_fn);
 	t0 = jiffies;
 	schedule_delayed_work(&l.dwork, msecs_to_jiffies(200));
 	srpt_wait_rtu(ch);
 	ms = jiffies_to_msecs(jiffies - t0);
 	flush_delayed_work(&l.dwork);
+	destroy_delayed_work_on_stack(&l.dwork);
 	KUNIT_EXPECT_GE(test, ms, 150UL);
 	KUNIT_EXPECT_LT(test, ms, (unsigned long)SRPT_RTU_WAIT_MS);
 	KUNIT_EXPECT_FALSE(test, ch->rtu_pending);
+
+	/* The HCA is going away: nobody waits for an RTU. */
+	srpt_set_rtu_pending(ch, true);
+	ch->sport->sdev->going_away = true;
+	t0 = jiffies;
+	srpt_wait_rtu(ch);
+	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - t0), 100U);
+	ch->sport->sdev->going_away = false;
 }
 
 static void srpt_test_wait_rtu_bounded(struct kunit *test)
