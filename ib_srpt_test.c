@@ -6,10 +6,11 @@
  * byte, the WWN and ACL name parsers and formatters, login-request
  * validation, the ACL search of a login, joining a nexus and the login
  * response, the SRP_CMD data-descriptor parser, the SRP_RSP of a command,
- * command-state transitions and credit accounting. Table-shaped cases are
- * KUNIT_ARRAY_PARAM cases: one row per input, named in the report. No RDMA
- * device is needed: the MAD handlers only read the ib_device attributes and
- * the port attributes, which the tests fake.
+ * command-state transitions, credit accounting and the IB/CM and RDMA/CM
+ * event handlers. Table-shaped cases are KUNIT_ARRAY_PARAM cases: one row
+ * per input, named in the report. No RDMA device is needed: the MAD
+ * handlers only read the ib_device attributes and the port attributes,
+ * which the tests fake, and the CM handlers get idle connection IDs.
  */
 
 #include <kunit/test.h>
