@@ -615,14 +615,10 @@ DEBUG_SIW_TESTS=${DEBUG_SIW_TESTS:-02-login-smoke 30-dp-integrity 60-hostile}
 # port disabled under two channels) and the hostile cases that open,
 # replace and tear down channels while LIO and the initiator act, reuse
 # data buffers and abort commands in flight, under KASAN, lockdep,
-# kmemleak and the object debugging. login-single-storm is left out here
-# (it runs in the guest stage and in make check-debug): on the debug
-# kernel a channel replaced by a SINGLE login can be released before the
-# initiator's RTU arrives, and that initiator then learns of the close only
-# from its next I/O (1 of the last 3 quick lanes); README, known and open.
+# kmemleak and the object debugging.
 DEBUG_CHECK_TESTS=${DEBUG_CHECK_TESTS:-16-teardown-unplug 60-hostile}
 DEBUG_CHECK_TEARDOWN=${DEBUG_CHECK_TEARDOWN:-hot-unplug,two-ch-disable-unplug}
-DEBUG_CHECK_HOSTILE=${DEBUG_CHECK_HOSTILE:-login-single-race,login-acl-delete-storm,login-abandoned-*,cmdbuf-stale-receive-copy-results-8k,cmdbuf-stale-read-after-read,cmdbuf-stale-request-sense,tsk-abort-inflight-*,tsk-abort-write-waiting-rdma-read,tsk-abort-storm,xch-write-read-interleaved,xch-srq-overcommit}
+DEBUG_CHECK_HOSTILE=${DEBUG_CHECK_HOSTILE:-login-single-race,login-single-storm,login-acl-delete-storm,login-abandoned-*,cmdbuf-stale-receive-copy-results-8k,cmdbuf-stale-read-after-read,cmdbuf-stale-request-sense,tsk-abort-inflight-*,tsk-abort-write-waiting-rdma-read,tsk-abort-storm,xch-write-read-interleaved,xch-srq-overcommit}
 DEBUG_DIR=$CHECK_DIR/debug
 DEBUG_SIW_DIR=$CHECK_DIR/debug-siw
 FABRIC_DIR=$CHECK_DIR/fabric
