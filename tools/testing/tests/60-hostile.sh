@@ -115,7 +115,7 @@ export USE_SRQ
 # 64 channels are left out there.
 # iWARP has no RTU either (the rtu_delay cases need CM_RTU).
 if [[ $SOFT_RDMA_TYPE == siw ]]; then
-	export NO_RECV_OUTCOME="disconnect || dead" MANY_CONNS= CM_RTU=
+	export NO_RECV_OUTCOME="disconnect || dead" MANY_CONNS='' CM_RTU=''
 else
 	export NO_RECV_OUTCOME=none MANY_CONNS=1 CM_RTU=1
 fi
