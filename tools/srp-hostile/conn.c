@@ -502,14 +502,20 @@ static int qp_to(struct conn *c, enum ibv_qp_state state)
 }
 
 /*
- * send_rtu - the delayed end of an rtu_delay login: our QP to RTR and RTS,
- * then rdma_establish() sends the RTU; the connection is up.
+ * send_rtu - the delayed end of an rtu_delay login: our QP to INIT again
+ * (the access flags the CM now knows: remote write, and remote read when
+ * we grant responder resources, as librdmacm does with its own QPs), RTR
+ * and RTS, then rdma_establish() sends the RTU; the connection is up.
  */
 static void send_rtu(struct conn *c)
 {
-	const char *what = "RTR";
-	int ret = qp_to(c, IBV_QPS_RTR);
+	const char *what = "INIT";
+	int ret = qp_to(c, IBV_QPS_INIT);
 
+	if (!ret) {
+		what = "RTR";
+		ret = qp_to(c, IBV_QPS_RTR);
+	}
 	if (!ret) {
 		what = "RTS";
 		ret = qp_to(c, IBV_QPS_RTS);
