@@ -2340,6 +2340,66 @@ static bool srpt_ch_quiet(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_set_rtu_pending() - record whether a channel's RTU is still to come
+ * @ch: SRPT RDMA channel
+ * @pending: true once the login response is out, false when the connection
+ *	manager reports the RTU or the end of the connection
+ *
+ * Clearing it wakes a release waiting in srpt_wait_rtu().
+ */
+static void srpt_set_rtu_pending(struct srpt_rdma_ch *ch, bool pending)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	ch->rtu_pending = pending;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	if (!pending)
+		wake_up_all(&srpt_ch_released_wq);
+}
+
+/**
+ * srpt_rtu_pending() - whether a channel's RTU is still to come
+ * @ch: SRPT RDMA channel
+ *
+ * Side-effect free, for a wait_event() condition.
+ *
+ * Return: @ch->rtu_pending.
+ */
+static bool srpt_rtu_pending(struct srpt_rdma_ch *ch)
+{
+	unsigned long flags;
+	bool pending;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	pending = ch->rtu_pending;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	return pending;
+}
+
+/**
+ * srpt_wait_rtu() - keep the connection of a channel closed before its RTU
+ * @ch: SRPT RDMA channel being released, its QP already destroyed
+ *
+ * A channel closed between its login response and the initiator's RTU (a
+ * SINGLE login replaced it) could not send a DREQ: the connection manager
+ * allows none before the RTU. Destroying the connection now would send a
+ * REJ instead, which an initiator that has already sent its RTU may not
+ * act on (ib_srp ignores it once connected): it would count the channel as
+ * up until its next I/O failed. So the connection stays until the RTU
+ * arrives, and srpt_cm_rtu_recv() sends the DREQ, or until the connection
+ * manager ends it; but no longer than SRPT_RTU_WAIT_MS, after which the
+ * REJ is all the initiator gets.
+ */
+static void srpt_wait_rtu(struct srpt_rdma_ch *ch)
+{
+	if (!wait_event_timeout(srpt_ch_released_wq, !srpt_rtu_pending(ch),
+				msecs_to_jiffies(SRPT_RTU_WAIT_MS)))
+		pr_info("%s: no RTU within %u ms of the login response\n",
+			ch->sess_name, SRPT_RTU_WAIT_MS);
+}
+
+/**
  * srpt_drop_waiting_ius() - give back IUs that were never processed
  * @ch: SRPT RDMA channel being released
  */
@@ -2473,6 +2533,7 @@ static void srpt_release_channel_work(struct work_struct *w)
 	if (!ch->use_srq && ch->qp)
 		ib_drain_rq(ch->qp);
 	srpt_destroy_ch_ib(ch);
+	srpt_wait_rtu(ch);
 	srpt_destroy_cm_id(ch);
 	srpt_free_ch_rings(ch);
 	pr_info("%s: channel released\n", ch->sess_name);
@@ -3270,6 +3331,13 @@ static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
 	flags = srpt_join_nexus(ch, req, spare);
 	srpt_build_login_rsp(ch, req, &rsp, flags);
 	ret = srpt_send_login_rsp(ch, &rsp, resp_res, init_depth);
+	/*
+	 * No event of this connection is delivered before this callback
+	 * returns, so the RTU is still to come. On iWARP a disconnect needs
+	 * none (srpt_iwarp_ch()).
+	 */
+	if (!ret && !srpt_iwarp_ch(ch))
+		srpt_set_rtu_pending(ch, true);
 	srpt_login_end(ch);
 	if (ret) {
 		pr_err_ratelimited("%s: sending the login response failed (%d)\n",
@@ -3388,10 +3456,10 @@ reject:
  *
  * A channel closed before its connection was established (a SINGLE login
  * replaced it right after its login response) could not send a DREQ then:
- * the connection manager allows none before the RTU, so the initiator
- * would only learn of the close from its release. It is disconnected
- * again here. The connection outlives this callback, as its destruction
- * waits for it.
+ * the connection manager allows none before the RTU. It is disconnected
+ * again here; its release keeps the connection until then
+ * (srpt_wait_rtu()), and destroying the connection waits for this
+ * callback.
  */
 static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 {
@@ -3410,6 +3478,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 		/* Closed before this: now the DREQ can go out. */
 		if (state >= CH_DISCONNECTING)
 			srpt_disconnect_ch(ch);
+		srpt_set_rtu_pending(ch, false);
 		return;
 	}
 
@@ -3429,6 +3498,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 out:
 	spin_lock_irqsave(&ch->recv_lock, flags);
 	ch->rtu_busy = false;
+	ch->rtu_pending = false;
 	state = ch->state;
 	spin_unlock_irqrestore(&ch->recv_lock, flags);
 	if (state == CH_DISCONNECTED)
@@ -3463,6 +3533,19 @@ static int srpt_ib_cm_req_recv(struct srpt_device *sdev,
 }
 
 /**
+ * srpt_cm_ended() - the connection manager ended a channel's connection
+ * @ch: SRPT RDMA channel
+ * @why: the reason, for the kernel log
+ *
+ * No RTU will come after this (srpt_wait_rtu()).
+ */
+static void srpt_cm_ended(struct srpt_rdma_ch *ch, const char *why)
+{
+	srpt_close_ch(ch, why);
+	srpt_set_rtu_pending(ch, false);
+}
+
+/**
  * srpt_cm_handler() - IB connection manager callback function
  * @cm_id: IB/CM connection identifier
  * @event: IB/CM event
@@ -3486,13 +3569,13 @@ static int srpt_cm_handler(struct ib_cm_id *cm_id,
 		break;
 	case IB_CM_DREQ_RECEIVED:
 		ib_send_cm_drep(cm_id, NULL, 0);
-		srpt_close_ch(ch, "the initiator disconnected (DREQ)");
+		srpt_cm_ended(ch, "the initiator disconnected (DREQ)");
 		break;
 	case IB_CM_DREQ_ERROR:
 	case IB_CM_TIMEWAIT_EXIT:
 	case IB_CM_REP_ERROR:
 	case IB_CM_REJ_RECEIVED:
-		srpt_close_ch(ch, "IB/CM ended the connection");
+		srpt_cm_ended(ch, "IB/CM ended the connection");
 		break;
 	case IB_CM_DREP_RECEIVED:
 	case IB_CM_MRA_RECEIVED:
@@ -3592,7 +3675,7 @@ static int srpt_rdma_cm_handler(struct rdma_cm_id *cm_id,
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 		if (ch)
-			srpt_close_ch(ch, rdma_event_msg(event->event));
+			srpt_cm_ended(ch, rdma_event_msg(event->event));
 		break;
 	default:
 		break;

@@ -240,6 +240,13 @@ enum {
 	SRPT_CRED_REQ_THRESHOLD		= 16,	/* unreported credits that trigger SRP_CRED_REQ */
 	SRPT_PORT_NAME_LEN		= 64,
 	SRPT_NR_REJ_REASONS		= 7,	/* SRP_LOGIN_REJ_* low bytes 0..6 */
+	/*
+	 * How long the release of a channel closed before its RTU keeps the
+	 * connection for that RTU (srpt_wait_rtu()): the RTU follows the
+	 * login response by one round trip, but an initiator must not hold
+	 * up the release of a port for longer.
+	 */
+	SRPT_RTU_WAIT_MS		= 5000,
 };
 
 /**
@@ -465,6 +472,9 @@ struct srpt_ch_stats {
  * @processing_wait_list: true while @cmd_wait_list is being processed (or
  *	an IU is, see srpt_process_ius())
  * @rtu_busy: true while srpt_cm_rtu_recv() makes the channel live
+ * @rtu_pending: the login response is out and the connection manager has
+ *	reported neither the RTU nor the end of the connection; protected
+ *	by @recv_lock (see srpt_wait_rtu())
  * @login_busy: true while srpt_cm_req_recv() answers the channel's login,
  *	protected by @recv_lock; srpt_close_ch() then only records
  *	@close_why
@@ -519,6 +529,7 @@ struct srpt_rdma_ch {
 	enum srpt_ch_state state;
 	bool processing_wait_list;
 	bool rtu_busy;
+	bool rtu_pending;
 	bool login_busy;
 	const char *close_why;
 	bool wait_list_kick;

@@ -4139,10 +4139,13 @@ static void srpt_test_rtu_closing_channel(struct kunit *test)
 	/* An IB/CM RTU that arrives after the channel started closing. */
 	ch->using_rdma_cm = false;
 	ch->state = CH_DISCONNECTING;
+	ch->rtu_pending = true;
 	srpt_cm_rtu_recv(ch);
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_modify, 0);
 	KUNIT_EXPECT_EQ(test, ch->state, CH_DISCONNECTING);
 	KUNIT_EXPECT_FALSE(test, ch->rtu_busy);
+	/* Its release no longer waits for the RTU. */
+	KUNIT_EXPECT_FALSE(test, ch->rtu_pending);
 	KUNIT_EXPECT_TRUE(test, srpt_ch_quiet(ch));
 	/* The release waits while IUs or an RTU are being processed. */
 	ch->processing_wait_list = true;
@@ -4170,6 +4173,82 @@ static void srpt_test_rtu_processes_waiting_ius(struct kunit *test)
 	/* A second RTU (or ESTABLISHED) changes nothing. */
 	srpt_cm_rtu_recv(ch);
 	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
+}
+
+static void srpt_test_rtu_live_not_pending(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+
+	ch->using_rdma_cm = true;
+	ch->state = CH_CONNECTING;
+	ch->rtu_pending = true;
+	srpt_cm_rtu_recv(ch);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
+	KUNIT_EXPECT_FALSE(test, ch->rtu_pending);
+}
+
+static void srpt_test_cm_ended_not_pending(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+
+	/* A REJ, DREQ or timeout from the CM: closed, no RTU to wait for. */
+	ch->state = CH_CONNECTING;
+	ch->rtu_pending = true;
+	srpt_cm_ended(ch, "test");
+	KUNIT_EXPECT_GE(test, ch->state, CH_DISCONNECTING);
+	KUNIT_EXPECT_EQ(test, srpt_fake.qp_state, IB_QPS_ERR);
+	KUNIT_EXPECT_FALSE(test, ch->rtu_pending);
+}
+
+struct rtu_later {
+	struct delayed_work dwork;
+	struct srpt_rdma_ch *ch;
+};
+
+static void rtu_later_fn(struct work_struct *w)
+{
+	struct rtu_later *l = container_of(to_delayed_work(w), struct rtu_later,
+					   dwork);
+
+	srpt_set_rtu_pending(l->ch, false);
+}
+
+static void srpt_test_wait_rtu_until_rtu(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	struct rtu_later l = { .ch = ch };
+	unsigned long t0, ms;
+
+	/* Nothing pending: no wait. */
+	t0 = jiffies;
+	srpt_wait_rtu(ch);
+	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - t0), 100U);
+
+	/* The RTU comes 200 ms later: the release goes on then. */
+	srpt_set_rtu_pending(ch, true);
+	INIT_DELAYED_WORK(&l.dwork, rtu_later_fn);
+	t0 = jiffies;
+	schedule_delayed_work(&l.dwork, msecs_to_jiffies(200));
+	srpt_wait_rtu(ch);
+	ms = jiffies_to_msecs(jiffies - t0);
+	flush_delayed_work(&l.dwork);
+	KUNIT_EXPECT_GE(test, ms, 150UL);
+	KUNIT_EXPECT_LT(test, ms, (unsigned long)SRPT_RTU_WAIT_MS);
+	KUNIT_EXPECT_FALSE(test, ch->rtu_pending);
+}
+
+static void srpt_test_wait_rtu_bounded(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 1);
+	unsigned long t0, ms;
+
+	/* An initiator that never sends its RTU holds the release this long. */
+	srpt_set_rtu_pending(ch, true);
+	t0 = jiffies;
+	srpt_wait_rtu(ch);
+	ms = jiffies_to_msecs(jiffies - t0);
+	KUNIT_EXPECT_GE(test, ms, (unsigned long)SRPT_RTU_WAIT_MS - 20);
+	KUNIT_EXPECT_LT(test, ms, (unsigned long)SRPT_RTU_WAIT_MS + 2000);
 }
 
 static void srpt_test_iu_after_close_given_back(struct kunit *test)
@@ -4396,6 +4475,10 @@ static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_rsp_post_error_closes),
 	KUNIT_CASE(srpt_test_rtu_closing_channel),
 	KUNIT_CASE(srpt_test_rtu_processes_waiting_ius),
+	KUNIT_CASE(srpt_test_rtu_live_not_pending),
+	KUNIT_CASE(srpt_test_cm_ended_not_pending),
+	KUNIT_CASE(srpt_test_wait_rtu_until_rtu),
+	KUNIT_CASE(srpt_test_wait_rtu_bounded),
 	KUNIT_CASE(srpt_test_iu_after_close_given_back),
 	{}
 };
