@@ -452,25 +452,88 @@ static void handle_cm(struct rdma_cm_event *e)
 			 rdma_event_str(e->event), e->status);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
+		c->cm_rej++;
 		c->st = CS_REJ;
 		c->have_rej = 1;
 		c->rej_status = e->status;
 		take_login_answer(c, e);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
+		c->cm_est++;
 		c->st = CS_EST;
 		take_login_answer(c, e);
 		break;
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+		/* the REP to a login whose QP is ours (rtu_delay): no RTU yet */
+		if (c->st != CS_CONNECTING)
+			break;
+		c->st = CS_RTU_WAIT;
+		c->rtu_at = now_ms() + c->rtu_delay;
+		conn_take_answer(c, 1, e->param.conn.private_data,
+				 e->param.conn.private_data ? e->param.conn.private_data_len : 0);
+		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
+		c->cm_disc++;
 		c->disc = 1;
 		if (c->st == CS_EST) {
 			c->st = CS_DISC;
 			ev_push(c, EV_DISC, NULL, 0);
+		} else if (c->st == CS_RTU_WAIT) {
+			c->st = CS_DISC;
 		}
 		break;
 	default:
 		break;
 	}
+}
+
+/* qp_to: move C's own QP to STATE with the attributes RDMA/CM gives */
+static int qp_to(struct conn *c, enum ibv_qp_state state)
+{
+	struct ibv_qp_attr a;
+	int mask, ret;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = state;
+	if (rdma_init_qp_attr(c->id, &a, &mask))
+		return errno ? errno : EINVAL;
+	ret = ibv_modify_qp(c->qp, &a, mask);
+	return ret;
+}
+
+/*
+ * send_rtu - the delayed end of an rtu_delay login: our QP to INIT again
+ * (the access flags the CM now knows: remote write, and remote read when
+ * we grant responder resources, as librdmacm does with its own QPs), RTR
+ * and RTS, then rdma_establish() sends the RTU; the connection is up.
+ */
+static void send_rtu(struct conn *c)
+{
+	const char *what = "INIT";
+	int ret = qp_to(c, IBV_QPS_INIT);
+
+	if (!ret) {
+		what = "RTR";
+		ret = qp_to(c, IBV_QPS_RTR);
+	}
+	if (!ret) {
+		what = "RTS";
+		ret = qp_to(c, IBV_QPS_RTS);
+	}
+	if (!ret) {
+		what = "rdma_establish";
+		ret = rdma_establish(c->id) ? (errno ? errno : EINVAL) : 0;
+	}
+	if (ret) {
+		c->st = CS_FAIL;
+		snprintf(c->failwhy, sizeof(c->failwhy), "delayed RTU: %s: %s", what,
+			 strerror(ret));
+		vlog("c%d: %s", c->idx, c->failwhy);
+		return;
+	}
+	c->cm_est++;
+	c->st = CS_EST;
+	vlog("c%d: RTU sent (%d ms after the REP)", c->idx, c->rtu_delay);
 }
 
 void pump(int ms)
@@ -492,9 +555,12 @@ void pump(int ms)
 		rdma_ack_cm_event(e);
 	}
 	ibcm_pump();
-	for (i = 0; i < MAXCONN; i++)
+	for (i = 0; i < MAXCONN; i++) {
+		if (g_conns[i].st == CS_RTU_WAIT && now_ms() >= g_conns[i].rtu_at)
+			send_rtu(&g_conns[i]);
 		if (g_conns[i].st != CS_FREE)
 			poll_conn(&g_conns[i]);
+	}
 }
 
 static void *xalign(size_t n)
@@ -534,6 +600,7 @@ static void conn_set_sizes(struct conn *c, const struct login_opts *o)
 	c->auto_cred = o->auto_cred;
 	c->imm_off = o->login.imm_off;
 	c->next_tag = 0x1000ULL * (c->idx + 1);
+	c->rtu_delay = o->rtu_delay;
 }
 
 /* create the CM ID and resolve the address and route (pump() moves on) */
@@ -561,9 +628,47 @@ static int conn_resolve(struct conn *c, const struct login_opts *o, char *err, s
 	return 0;
 }
 
+/*
+ * conn_create_own_qp - for rtu_delay: PD, CQ and an RC QP of our own, not
+ * attached to the CM ID (its number goes in the connect parameters), so
+ * that the REP comes as CONNECT_RESPONSE and the RTU waits for
+ * rdma_establish(). The QP is moved to INIT here for the receives.
+ */
+static int conn_create_own_qp(struct conn *c, char *err, size_t errlen)
+{
+	struct ibv_qp_init_attr qa;
+	int ret;
+
+	c->pd = ibv_alloc_pd(c->id->verbs);
+	c->cq = c->pd ? ibv_create_cq(c->id->verbs, c->nrecv + c->nslot + 16, NULL, NULL, 0) :
+			NULL;
+	if (!c->cq)
+		return conn_fail(c, err, errlen, "PD/CQ allocation failed: %s", strerror(errno));
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_type = IBV_QPT_RC;
+	qa.send_cq = c->cq;
+	qa.recv_cq = c->cq;
+	qa.cap.max_send_wr = c->nslot + 4;
+	qa.cap.max_recv_wr = (c->nrecv > 0 ? c->nrecv : 1) + 4;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	c->qp = ibv_create_qp(c->pd, &qa);
+	if (!c->qp)
+		return conn_fail(c, err, errlen, "ibv_create_qp: %s", strerror(errno));
+	c->own_qp = 1;
+	ret = qp_to(c, IBV_QPS_INIT);
+	if (ret)
+		return conn_fail(c, err, errlen, "own QP to INIT: %s", strerror(ret));
+	return 0;
+}
+
 static int conn_create_qp(struct conn *c, char *err, size_t errlen)
 {
-	int rc = srp_cm_create_qp(c->id, c->nrecv + c->nslot + 16, c->nslot + 4,
+	int rc;
+
+	if (c->rtu_delay > 0)
+		return conn_create_own_qp(c, err, errlen);
+	rc = srp_cm_create_qp(c->id, c->nrecv + c->nslot + 16, c->nslot + 4,
 				  (c->nrecv > 0 ? c->nrecv : 1) + 4, &c->pd, &c->cq);
 
 	if (rc == SRP_CM_ERR_PD_CQ)
@@ -632,6 +737,8 @@ static void conn_set_param(struct conn *c, const struct login_opts *o)
 				(da.max_qp_init_rd_atom > 16 ? 16 : da.max_qp_init_rd_atom);
 	c->cp.retry_count = o->retry;
 	c->cp.rnr_retry_count = o->rnr_retry;
+	if (c->own_qp)
+		c->cp.qp_num = c->qp->qp_num;
 }
 
 /*
@@ -680,6 +787,7 @@ int conn_wait_login(struct conn *c, int tmo_ms)
 	return c->st;
 }
 
+/* conn_alive - established and not down (a held-back RTU: not yet) */
 int conn_alive(const struct conn *c)
 {
 	return c->st == CS_EST && !c->dead && !c->disc;
@@ -727,7 +835,9 @@ void conn_destroy(struct conn *c)
 	if (c->id) {
 		if (c->st == CS_EST && !c->disc)
 			rdma_disconnect(c->id);
-		if (c->qp)
+		if (c->qp && c->own_qp)
+			ibv_destroy_qp(c->qp);
+		else if (c->qp)
 			rdma_destroy_qp(c->id);
 	}
 	if (c->rmr)

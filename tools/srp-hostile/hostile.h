@@ -64,6 +64,7 @@ struct ev {
 enum cstate {
 	CS_FREE, CS_RESOLVING, CS_ROUTED, CS_CONNECTING, CS_EST, CS_REJ,
 	CS_FAIL, CS_DISC, CS_CLOSED,
+	CS_RTU_WAIT,            /* RDMA/CM rtu_delay: REP taken, RTU held back */
 };
 
 struct login_opts {
@@ -86,6 +87,8 @@ struct login_opts {
 	int cm_tmo;             /* local and remote CM response timeout (4.096 us * 2^N) */
 	int cm_retries;         /* max CM retries */
 	uint64_t service_id;    /* the REQ's service ID: the target's service GUID */
+	/* RDMA/CM only */
+	int rtu_delay;          /* ms between the REP and our RTU (0: at once) */
 };
 
 struct conn {
@@ -128,6 +131,14 @@ struct conn {
 	unsigned long nrsp, ncred, nother, nsent;
 
 	struct ev *evq;
+
+	/* RDMA/CM: what the CM reported (the cm step) */
+	int own_qp;             /* rtu_delay: the QP is ours, not the ID's */
+	int rtu_delay;
+	uint64_t rtu_at;        /* CS_RTU_WAIT: when to send the RTU */
+	int cm_est;             /* ESTABLISHED seen, or our RTU sent */
+	int cm_disc;            /* DISCONNECTED events */
+	int cm_rej;             /* REJECTED events */
 
 	struct icm icm;
 };

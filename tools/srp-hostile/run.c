@@ -259,6 +259,7 @@ static const char *st_name(enum cstate s)
 	case CS_FAIL: return "failed";
 	case CS_DISC: return "disconnected";
 	case CS_CLOSED: return "closed";
+	case CS_RTU_WAIT: return "rtu-wait";
 	}
 	return "?";
 }
@@ -266,7 +267,7 @@ static const char *st_name(enum cstate s)
 /* describe how a login ended: "ok", "rej:REASON", "cmrej:N", "fail" */
 static void login_outcome(struct conn *c, char *out, size_t len)
 {
-	if (c->st == CS_EST || ((c->st == CS_DISC) && c->have_lrsp))
+	if (c->st == CS_EST || c->st == CS_RTU_WAIT || ((c->st == CS_DISC) && c->have_lrsp))
 		snprintf(out, len, c->have_lrsp ? "ok" : "ok-without-login-rsp");
 	else if (c->st == CS_REJ && c->have_rej_iu)
 		snprintf(out, len, "rej:%s", rej_name(c->rej_reason));
@@ -526,6 +527,7 @@ static int login_numbers(struct rt *r, struct kvs *k, struct login_step *ls)
 	LNUM("cm_tmo", o->cm_tmo);
 	LNUM("cm_retries", o->cm_retries);
 	LNUM("sid", o->service_id);
+	LNUM("rtu_delay", o->rtu_delay);
 	LNUM("count", ls->count);
 	LNUM("tmo", ls->tmo);
 	LNUM("id_step", ls->id_step);
@@ -592,6 +594,10 @@ static int login_parse(struct rt *r, char **tok, int n, struct login_step *ls)
 	ls->want = s ? s : "ok";
 	ls->nowait = kv_has(&k, "nowait");
 	o->nortu = kv_has(&k, "nortu");
+	if (o->rtu_delay && g_transport != TR_RDMACM) {
+		rt_fail(r, "rtu_delay is for RDMA/CM logins (IB/CM: nortu)");
+		return -1;
+	}
 	if (login_pokes(r, &k, o))
 		return -1;
 	return kv_unused(&k, r->err, sizeof(r->err));
@@ -1694,6 +1700,75 @@ static int step_icm(struct rt *r, char **tok, int n)
 	return 0;
 }
 
+/* the RDMA/CM events of C against the wanted counts; 0 when all hold */
+static int cm_check(struct rt *r, struct conn *c, struct kvs *k, char *why, size_t wl)
+{
+	static const char *const keys[] = { "est", "disc", "rej" };
+	const int got[] = { c->cm_est, c->cm_disc, c->cm_rej };
+	struct evalctx x = { 0 };
+	uint64_t want;
+	int i, has;
+
+	why[0] = 0;
+	for (i = 0; i < 3; i++) {
+		has = kv_num(k, &x, keys[i], &want, r->err, sizeof(r->err));
+		if (has < 0)
+			return -2;
+		if (has && (uint64_t)got[i] != want)
+			snprintf(why + strlen(why), wl - strlen(why), " %s: %d, want %llu",
+				 keys[i], got[i], (unsigned long long)want);
+	}
+	return why[0] ? -1 : 0;
+}
+
+/*
+ * cm [conn=N] [est=N] [disc=N] [rej=N] [ms=N]: wait (up to ms, default the
+ * step timeout) until the RDMA/CM connection has been established that
+ * many times (ESTABLISHED, or the RTU of an rtu_delay login sent), received
+ * that many DISCONNECTED (the target's DREQ) and REJECTED events. Fails at
+ * once when the connection has ended (rejected, failed, disconnected) and
+ * the counts differ.
+ */
+static int step_cm(struct rt *r, char **tok, int n)
+{
+	struct evalctx x = { 0 };
+	struct kvs k;
+	struct conn *c;
+	uint64_t ms = g_cfg.tmo, end;
+	char why[512], got[256];
+	int ret, ended;
+
+	kv_init(&k, tok, n);
+	c = rt_conn(r, kv_get(&k, "conn"));
+	if (!c) {
+		rt_fail(r, "cm: no such connection");
+		return -1;
+	}
+	if (c->icm.on) {
+		rt_fail(r, "cm: c%d is an IB/CM connection (icm)", c->idx);
+		return -1;
+	}
+	if (kv_num(&k, &x, "ms", &ms, r->err, sizeof(r->err)) < 0)
+		return -1;
+	end = now_ms() + ms;
+	for (;;) {
+		ended = c->st == CS_REJ || c->st == CS_FAIL || c->st == CS_DISC ||
+			c->st == CS_CLOSED;
+		ret = cm_check(r, c, &k, why, sizeof(why));
+		if (ret != -1 || ended || now_ms() >= end)
+			break;
+		pump(5);
+	}
+	if (ret == -2)
+		return -1;
+	if (ret == 0)
+		return kv_unused(&k, r->err, sizeof(r->err));
+	login_outcome(c, got, sizeof(got));
+	rt_fail(r, "cm c%d %s:%s (login %s, %s)", c->idx,
+		ended ? "has ended" : "timed out", why, got, st_name(c->st));
+	return -1;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct rt *r, char **tok, int n);
@@ -1704,7 +1779,7 @@ static const struct {
 	{ "close", step_close }, { "kill", step_kill }, { "destroy", step_destroy },
 	{ "sleep", step_sleep }, { "io", step_io }, { "sh", step_sh },
 	{ "finally", step_finally }, { "requires", step_requires },
-	{ "icm", step_icm },
+	{ "icm", step_icm }, { "cm", step_cm },
 };
 
 /* run_step: one line of a case: its step with the arguments */

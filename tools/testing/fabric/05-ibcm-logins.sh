@@ -13,8 +13,10 @@
 # login-rej-log-ratelimited (it counts lines of the target's kernel log in
 # this guest's), and those that change the target's configfs from this
 # guest (login-port-disabled*: $TPG; login-acl-delete-storm and
-# login-peer-channel-limit: an address with an ACL of its own, $CAP_SRC),
-# which would only skip; ibcm-dreq-from-target and the ACL cases of
+# login-peer-channel-limit: an address with an ACL of its own, $CAP_SRC;
+# login-single-before-rtu, login-single-rtu-never and login-rtu-delay-io:
+# $TPG, and rtu_delay is RDMA/CM's; ibcm-no-rtu* cover a missing RTU over
+# IB/CM), which would only skip; ibcm-dreq-from-target and the ACL cases of
 # cases-ibcm.txt (04-ibcm) cover that ground over IB/CM.
 #
 # Environment: SRPT_TEST_IBCM_LOGIN_CASES=glob,glob  these cases instead
@@ -36,7 +38,8 @@ else
 	mapfile -t lsel < <("$IBCM_BUILD/srp-hostile" -l "$HOSTILE_DIR/cases.txt" |
 		awk '$1 ~ /^login-/ { print $1 }' |
 		grep -vx -e 'login-pdata-.*' -e login-reserved-set -e login-rej-log-ratelimited \
-			-e 'login-port-disabled.*' -e login-acl-delete-storm -e login-peer-channel-limit)
+			-e 'login-port-disabled.*' -e login-acl-delete-storm -e login-peer-channel-limit \
+			-e login-single-before-rtu -e login-single-rtu-never -e login-rtu-delay-io)
 fi
 rc=0
 "$IBCM_BUILD/srp-hostile" "${IBCM_ARGS[@]}" "$HOSTILE_DIR/cases.txt" "${lsel[@]}" || rc=$?

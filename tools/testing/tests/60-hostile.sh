@@ -113,10 +113,11 @@ export USE_SRQ
 # "Resource temporarily unavailable", before that login is sent; the
 # cause, on the initiator's side, is not analysed), so the cases that need
 # 64 channels are left out there.
+# iWARP has no RTU either (the rtu_delay cases need CM_RTU).
 if [[ $SOFT_RDMA_TYPE == siw ]]; then
-	export NO_RECV_OUTCOME="disconnect || dead" MANY_CONNS=
+	export NO_RECV_OUTCOME="disconnect || dead" MANY_CONNS='' CM_RTU=''
 else
-	export NO_RECV_OUTCOME=none MANY_CONNS=1
+	export NO_RECV_OUTCOME=none MANY_CONNS=1 CM_RTU=1
 fi
 # The debug kernel (KASAN, lockdep) is too slow for cases that need many
 # large transfers to overlap (cmdbuf-budget-task-set-full).
