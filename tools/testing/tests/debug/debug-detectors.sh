@@ -40,7 +40,11 @@ case_config() {
 }
 
 case_kasan() {
-	dmesg | grep -q 'KernelAddressSanitizer initialized'
+	local log
+	# Not dmesg | grep -q: grep's early exit would make dmesg die of
+	# SIGPIPE, which pipefail turns into a failure (status 141).
+	log=$(dmesg)
+	grep -q 'KernelAddressSanitizer initialized' <<<"$log"
 }
 
 case_lockdep() {
