@@ -36,18 +36,24 @@ case_setup() {
 	fabric_wait_target_channels 2 10
 }
 
+# netem2 on|off: netem on link 2 in both guests, or off.
+netem2() {
+	fabric_netem 2 "$1" && fabric_on target fabric_netem 2 "$1"
+}
+
 case_netem() {
 	local rc=0
-	fabric_netem 2 on
 	SRPT_TEST_FABRIC_DOWN_SECS=20 fabric_fault netem-link2 "$(cat "$STATE/mp")" \
-		fabric_netem 2 on -- fabric_netem 2 off || rc=$?
-	fabric_netem 2 off
+		netem2 on -- netem2 off || rc=$?
+	# after a failure half-way: no netem left anywhere
+	fabric_netem 2 off 2>/dev/null || true
+	fabric_on target fabric_netem 2 off >/dev/null 2>&1 || true
 	return "$rc"
 }
 
 case_unplug() {
 	fabric_fault -f rdma-del-add-link1 "$(cat "$STATE/mp")" \
-		fabric_rdma_del 1 -- fabric_rdma_add 1
+		fabric_on target fabric_rdma_del 1 -- fabric_on target fabric_rdma_add 1
 }
 
 fabric_on target -t 180 fabric_target_setup 128 >&2 || die "target setup failed"
