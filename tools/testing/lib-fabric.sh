@@ -497,6 +497,26 @@ fabric_wait_target_channels() {
 		{ echo "target: ${n:-?} connected channel(s), expected $want" >&2; return 1; }
 }
 
+# fabric_kernel_times NAME: from this guest's kernel log, print
+# "kfail_s=F kback_s=B": F the seconds from the mark "FAULT NAME down" to
+# the first "Failing path" of dm-multipath after it, B from "FAULT NAME up"
+# to the first "Reinstating path" after that ("-" when there is none).
+# The marks are written before the fault's commands are sent, so both
+# include the time their request took to act.
+fabric_kernel_times() {
+	dmesg | awk -v down="ib_srpt-test: FAULT $1 down" -v up="ib_srpt-test: FAULT $1 up" '
+		function ts(l) { sub(/^\[ */, "", l); sub(/\].*/, "", l); return l + 0 }
+		index($0, down) { td = ts($0); tf = ""; next }
+		index($0, up) { tu = ts($0); tb = ""; next }
+		/device-mapper: multipath: .*Failing path/ && td != "" && tf == "" && tu == "" { tf = ts($0) }
+		/device-mapper: multipath: .*Reinstating path/ && tu != "" && tb == "" { tb = ts($0) }
+		END {
+			f = (tf == "") ? "-" : sprintf("%.1f", tf - td)
+			b = (tb == "") ? "-" : sprintf("%.1f", tb - tu)
+			printf "kfail_s=%s kback_s=%s\n", f, b
+		}'
+}
+
 # fabric_fault [-f] NAME MPDEV DOWN-CMD... -- UP-CMD...: one fault under
 # I/O: fio with verification on the multipath device MPDEV for
 # $SRPT_TEST_FABRIC_FIO_SECS s (default 45); after 5 s DOWN-CMD runs (here;
@@ -507,11 +527,12 @@ fabric_wait_target_channels() {
 # -ll) within 90 s, fio must end without an I/O or verify error and the
 # target must have two channels. Logs fio's summary (stall_ms: its longest
 # completion latency, the stall a failover caused), the seconds until the
-# path failed and until it was active again after UP-CMD, and appends them
+# path failed and until it was active again after UP-CMD (multipathd's
+# view, polled; and from the kernel log, see fabric_kernel_times), and appends them
 # to $(test_out_dir)/stalls.txt and as a NOTE line to $SUBRESULTS (the
 # results show it). Initiator side, in a sub_case.
 fabric_fault() {
-	local need_fail=0 name mp pid t0 t_fail=- t_back rc=0 sum outd
+	local need_fail=0 name mp pid t0 t_fail=- t_back rc=0 sum outd ktimes
 	local secs=${SRPT_TEST_FABRIC_FIO_SECS:-45} down_secs=${SRPT_TEST_FABRIC_DOWN_SECS:-8}
 	local -a down=() up=()
 	[[ $1 == -f ]] && { need_fail=1; shift; }
@@ -527,6 +548,7 @@ fabric_fault() {
 	kill -0 "$pid" || { echo "$name: fio ended early: $(tail -n 5 "$outd/fio-$name.err")" >&2; return 1; }
 	t0=$SECONDS
 	log "$name: ${down[*]}"
+	fabric_mark FAULT "$name down"
 	"${down[@]}" >&2 || rc=1
 	if ((need_fail)); then
 		if wait_for 60 fabric_mpath_has 1; then
@@ -539,6 +561,7 @@ fabric_fault() {
 	fi
 	sleep "$down_secs"
 	log "$name: ${up[*]}"
+	fabric_mark FAULT "$name up"
 	"${up[@]}" >&2 || rc=1
 	t0=$SECONDS
 	wait_for 90 fabric_mpath_has 2 ||
@@ -549,9 +572,10 @@ fabric_fault() {
 		{ echo "$name: multipath -ll does not show two active paths" >&2; rc=1; }
 	wait "$pid" || { echo "$name: fio failed: $(tail -n 5 "$outd/fio-$name.err")" >&2; rc=1; }
 	sum=$(fabric_fio_summary "$outd/fio-$name.json") || { echo "$name: no fio report" >&2; return 1; }
-	log "$name: $sum; path failed after ${t_fail}s, active again ${t_back}s after the repair"
-	echo "$name $sum fail_s=$t_fail back_s=$t_back" >>"$outd/stalls.txt"
-	echo "NOTE $name: $sum fail_s=$t_fail back_s=$t_back" >>"${SUBRESULTS:-/dev/null}"
+	ktimes=$(fabric_kernel_times "$name")
+	log "$name: $sum; path failed after ${t_fail}s, active again ${t_back}s after the repair; kernel: $ktimes"
+	echo "$name $sum fail_s=$t_fail back_s=$t_back $ktimes" >>"$outd/stalls.txt"
+	echo "NOTE $name: $sum fail_s=$t_fail back_s=$t_back $ktimes" >>"${SUBRESULTS:-/dev/null}"
 	[[ $sum == error=0\ * ]] || { echo "$name: fio reported an error" >&2; rc=1; }
 	fabric_wait_target_channels 2 30 || rc=1
 	return "$rc"
