@@ -38,7 +38,8 @@
 #   VM_EXTRA_MODULES="X.ko ..."  more modules for the guest's updates/ (for
 #                     instance siw.ko built for Debian's kernel, which
 #                     lacks soft-iWARP)
-#   TEST_TIMEOUT=600  per-test limit in seconds
+#   TEST_TIMEOUT=600  per-test limit in seconds (vm.sh fabric: 1200; its
+#                     failover tests take up to 10 minutes on a loaded host)
 #   VM_TIMEOUT=2400   limit for the whole guest run in seconds
 #   VM_MEM=4G VM_SMP=2  guest size
 #   FABRIC_MEM=1536M FABRIC_SMP=1  size of each guest of "vm.sh fabric"
@@ -69,7 +70,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 SRPT=${SRPT:-ours}
-TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+TEST_TIMEOUT=${TEST_TIMEOUT:-}
 VM_TIMEOUT=${VM_TIMEOUT:-2400}
 VM_MEM=${VM_MEM:-4G}
 VM_SMP=${VM_SMP:-2}
@@ -301,7 +302,9 @@ main() {
 	if [[ $mode == fabric ]]; then
 		VM_MEM=${FABRIC_MEM:-1536M}
 		VM_SMP=${FABRIC_SMP:-1}
+		TEST_TIMEOUT=${TEST_TIMEOUT:-1200}
 	fi
+	TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 
 	prepare
 	RUN_DIR=${VM_RUN_DIR:-$RESULTS_BASE/$(date +%Y%m%d-%H%M%S)-$mode-$SRPT-$$}
