@@ -293,10 +293,12 @@ fabric_teardown() {
 
 # fabric_srp_load: load ib_srp with short transport-layer timeouts, so that
 # a path that fails is failed over quickly and then retried: I/O on a lost
-# connection fails after $FABRIC_FAST_IO_FAIL s (default 2) so dm-multipath
+# connection fails after fast_io_fail_tmo s (default 2) so dm-multipath
 # can send it down the other path, the connection is tried again every
-# $FABRIC_RECONNECT_DELAY s (default 4), and the SCSI host is removed only
-# after $FABRIC_DEV_LOSS s (default 600): a path comes back as the same disk.
+# reconnect_delay s (default 4), and the SCSI host is removed only after
+# dev_loss_tmo s (default 600): a path comes back as the same disk.
+# SRPT_TEST_FABRIC_FAST_IO_FAIL, SRPT_TEST_FABRIC_RECONNECT_DELAY and
+# SRPT_TEST_FABRIC_DEV_LOSS change them.
 # The reconnect delay must be longer than fast_io_fail_tmo: a reconnect
 # attempt holds the rport's mutex (scsi_transport_srp srp_reconnect_rport)
 # until ib_srp's connect ends, and over RDMA/CM to a target that does not
@@ -305,9 +307,9 @@ fabric_teardown() {
 # for the same mutex, so with reconnect_delay=1 the I/O stalled that long,
 # no path failed and the hung-task detector reported the waiting kworker.
 fabric_srp_load() {
-	srp_load reconnect_delay="${FABRIC_RECONNECT_DELAY:-4}" \
-		fast_io_fail_tmo="${FABRIC_FAST_IO_FAIL:-2}" \
-		dev_loss_tmo="${FABRIC_DEV_LOSS:-600}"
+	srp_load reconnect_delay="${SRPT_TEST_FABRIC_RECONNECT_DELAY:-4}" \
+		fast_io_fail_tmo="${SRPT_TEST_FABRIC_FAST_IO_FAIL:-2}" \
+		dev_loss_tmo="${SRPT_TEST_FABRIC_DEV_LOSS:-600}"
 }
 
 # fabric_login LINK [KEY=VALUE...]: log in with ib_srp over RDMA/CM through
