@@ -210,6 +210,13 @@ fabric_target_setup() {
 		tpg=$(srpt_add_target "$(port_wwn "$(fabric_rdma "$l")" 1 guid)") || return
 		srpt_add_lun "$tpg" "$FABRIC_SO" >/dev/null || return
 		srpt_add_acl "$tpg" "$(fabric_ip "$l" initiator)" >/dev/null || return
+		# The stock module names an RDMA/CM initiator by the address of
+		# the target's own end of the connection (the source address
+		# of its cm_id, srpt_rdma_cm_req_recv): "Rejected login for
+		# initiator 10.212.1.1". In one guest both ends have it.
+		if [[ $SRPT == stock ]]; then
+			srpt_add_acl "$tpg" "$(fabric_ip "$l" target)" >/dev/null || return
+		fi
 		srpt_enable "$tpg" || return
 	done
 	srpt_set_rdma_cm_port "$SRP_LOGIN_PORT"
