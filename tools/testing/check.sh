@@ -626,7 +626,7 @@ FABRIC_DIR=$CHECK_DIR/fabric
 # The two-guest tests (vm.sh fabric).
 fabric_stage() {
 	# shellcheck disable=SC2086 # FABRIC_TESTS is a list
-	VM_TIMEOUT=${VM_TIMEOUT:-1800} VM_RUN_DIR=$FABRIC_DIR tools/testing/vm.sh fabric ${FABRIC_TESTS:-}
+	VM_TIMEOUT=${VM_TIMEOUT:-3600} VM_RUN_DIR=$FABRIC_DIR tools/testing/vm.sh fabric ${FABRIC_TESTS:-}
 }
 
 debug_kernel() {

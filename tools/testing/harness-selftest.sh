@@ -290,6 +290,31 @@ run_fabric() {
 		"$(cat "$dir/target-args" "$dir/initiator-args" 2>/dev/null | sed -n 's/.*mac=//p' | tr '\n' ' ' | sed 's/ $//')"
 }
 
+# run_host_agent: vm.sh's fabric_host_agent answers a guest's request
+# through the spool as lib-fabric.sh's fabric_on expects (.out, .rc) and
+# refuses anything but "fabric_carrier 1|2 on|off".
+run_host_agent() {
+	local dir=$TMP/host-agent got="" req
+	mkdir -p "$dir"
+	env VM_SH_LIB=1 VM="$(dirname "$LIB")/vm.sh" bash -c '
+		. "$VM"
+		fabric_host_agent "$1/no-such-qmp.sock" "$1/spool" "$1/stop"' _ "$dir" >"$dir.log" 2>&1 &
+	for req in "rm -rf /tmp/x" "fabric_carrier 3 off" "fabric_carrier 1 sideways" \
+		"fabric_carrier 1 off extra" "fabric_carrier 1 off"; do
+		mkdir -p "$dir/spool"
+		echo "$req " >"$dir/spool/r.tmp"
+		mv "$dir/spool/r.tmp" "$dir/spool/r.req"
+		for _ in $(seq 100); do [[ -e $dir/spool/r.rc ]] && break; sleep 0.1; done
+		got+="$(cat "$dir/spool/r.rc" 2>/dev/null || echo none) "
+		rm -f "$dir/spool/r".*
+	done
+	: >"$dir/stop"
+	wait
+	# the last one is served, and fails: no QEMU listens on the socket
+	check "vm.sh fabric_host_agent: refused, refused, refused, refused, served" \
+		"2 2 2 2 1" "${got% }"
+}
+
 # The kernel log of a module's KUnit run as 6.12 prints it (the module's
 # suites come with their own top-level KTAP header), between the markers
 # of guest/kunit.sh.
@@ -364,6 +389,7 @@ run_boot "early early" 2 1 1
 run_boot "late ok" 1 1 0
 run_boot "ok" 1 0 0
 run_fabric
+run_host_agent
 
 run_cases false
 run_cases true

@@ -16,7 +16,9 @@
 # run directory (9p, no caching, so both guests see each other's files at
 # once): a request is a script file, its answer the output and the status.
 # Requests run in parallel (a test can keep a fault going in the target
-# with "fabric_on target ... &" while it checks I/O here).
+# with "fabric_on target ... &" while it checks I/O here). The host side of
+# vm.sh serves one request too, "fabric_on host fabric_carrier LINK on|off"
+# (see fabric_carrier).
 
 # shellcheck disable=SC2034 # globals for the tests that source this file
 FABRIC_SHARE=${FABRIC_SHARE:-/ib_srpt}
@@ -95,10 +97,14 @@ fabric_rdma_setup() {
 }
 
 # fabric_links_restore: every link up, without netem (after a test that
-# took one down).
+# took one down); in the initiator guest also the target's carrier on every
+# link (fabric_carrier).
 fabric_links_restore() {
 	local l nic
 	for l in "${FABRIC_LINKS[@]}"; do
+		if [[ $(fabric_role) == initiator ]]; then
+			fabric_carrier "$l" on >/dev/null 2>&1 || true
+		fi
 		nic=$(fabric_nic "$l") || continue
 		tc qdisc del dev "$nic" root 2>/dev/null || true
 		ip link set "$nic" up
@@ -111,6 +117,19 @@ fabric_link() {
 	local nic
 	nic=$(fabric_nic "$1") || return
 	ip link set "$nic" "$2"
+}
+
+# fabric_carrier LINK on|off: the target guest's NIC on LINK loses or
+# regains its carrier, as when its cable is pulled at the target and put
+# back: QEMU's set_link on the target's netdev, run by the host side of
+# vm.sh (fabric_host_agent). Frames on LINK are dropped both ways while the
+# carrier is off; the target guest sees the carrier go (soft-RoCE's port
+# goes down, IB_EVENT_PORT_ERR), its addresses, routes and GIDs stay; the
+# initiator's NIC keeps its carrier. Unlike "ip link set down", which
+# flushes neighbours and the prefix route and removes the RoCE GIDs, so
+# that connecting again can fail for a while after "up". Either guest.
+fabric_carrier() {
+	fabric_on host -t 60 fabric_carrier "$1" "$2"
 }
 
 #
@@ -191,6 +210,13 @@ fabric_target_setup() {
 		tpg=$(srpt_add_target "$(port_wwn "$(fabric_rdma "$l")" 1 guid)") || return
 		srpt_add_lun "$tpg" "$FABRIC_SO" >/dev/null || return
 		srpt_add_acl "$tpg" "$(fabric_ip "$l" initiator)" >/dev/null || return
+		# The stock module names an RDMA/CM initiator by the address of
+		# the target's own end of the connection (the source address
+		# of its cm_id, srpt_rdma_cm_req_recv): "Rejected login for
+		# initiator 10.212.1.1". In one guest both ends have it.
+		if [[ $SRPT == stock ]]; then
+			srpt_add_acl "$tpg" "$(fabric_ip "$l" target)" >/dev/null || return
+		fi
 		srpt_enable "$tpg" || return
 	done
 	srpt_set_rdma_cm_port "$SRP_LOGIN_PORT"
@@ -273,15 +299,24 @@ fabric_teardown() {
 #
 
 # fabric_srp_load: load ib_srp with short transport-layer timeouts, so that
-# a path that fails is failed over quickly and then retried: a lost
-# connection is reconnected every $FABRIC_RECONNECT_DELAY s (default 1),
-# I/O on it fails after $FABRIC_FAST_IO_FAIL s (default 2) so dm-multipath
-# can send it down the other path, and the SCSI host is removed only after
-# $FABRIC_DEV_LOSS s (default 600): a path comes back as the same disk.
+# a path that fails is failed over quickly and then retried: I/O on a lost
+# connection fails after fast_io_fail_tmo s (default 2) so dm-multipath
+# can send it down the other path, the connection is tried again every
+# reconnect_delay s (default 4), and the SCSI host is removed only after
+# dev_loss_tmo s (default 600): a path comes back as the same disk.
+# SRPT_TEST_FABRIC_FAST_IO_FAIL, SRPT_TEST_FABRIC_RECONNECT_DELAY and
+# SRPT_TEST_FABRIC_DEV_LOSS change them.
+# The reconnect delay must be longer than fast_io_fail_tmo: a reconnect
+# attempt holds the rport's mutex (scsi_transport_srp srp_reconnect_rport)
+# until ib_srp's connect ends, and over RDMA/CM to a target that does not
+# answer that is the CM's REQ timeout (15 retries, about 75 s here, then
+# -EHOSTUNREACH); the fast_io_fail work (rport_fast_io_fail_timedout) waits
+# for the same mutex, so with reconnect_delay=1 the I/O stalled that long,
+# no path failed and the hung-task detector reported the waiting kworker.
 fabric_srp_load() {
-	srp_load reconnect_delay="${FABRIC_RECONNECT_DELAY:-1}" \
-		fast_io_fail_tmo="${FABRIC_FAST_IO_FAIL:-2}" \
-		dev_loss_tmo="${FABRIC_DEV_LOSS:-600}"
+	srp_load reconnect_delay="${SRPT_TEST_FABRIC_RECONNECT_DELAY:-4}" \
+		fast_io_fail_tmo="${SRPT_TEST_FABRIC_FAST_IO_FAIL:-2}" \
+		dev_loss_tmo="${SRPT_TEST_FABRIC_DEV_LOSS:-600}"
 }
 
 # fabric_login LINK [KEY=VALUE...]: log in with ib_srp over RDMA/CM through
@@ -471,20 +506,42 @@ fabric_wait_target_channels() {
 		{ echo "target: ${n:-?} connected channel(s), expected $want" >&2; return 1; }
 }
 
+# fabric_kernel_times NAME: from this guest's kernel log, print
+# "kfail_s=F kback_s=B": F the seconds from the mark "FAULT NAME down" to
+# the first "Failing path" of dm-multipath after it, B from "FAULT NAME up"
+# to the first "Reinstating path" after that ("-" when there is none).
+# The marks are written before the fault's commands are sent, so both
+# include the time their request took to act.
+fabric_kernel_times() {
+	dmesg | awk -v down="ib_srpt-test: FAULT $1 down" -v up="ib_srpt-test: FAULT $1 up" '
+		function ts(l) { sub(/^\[ */, "", l); sub(/\].*/, "", l); return l + 0 }
+		index($0, down) { td = ts($0); tf = ""; next }
+		index($0, up) { tu = ts($0); tb = ""; next }
+		/device-mapper: multipath: .*Failing path/ && td != "" && tf == "" && tu == "" { tf = ts($0) }
+		/device-mapper: multipath: .*Reinstating path/ && tu != "" && tb == "" { tb = ts($0) }
+		END {
+			f = (tf == "") ? "-" : sprintf("%.1f", tf - td)
+			b = (tb == "") ? "-" : sprintf("%.1f", tb - tu)
+			printf "kfail_s=%s kback_s=%s\n", f, b
+		}'
+}
+
 # fabric_fault [-f] NAME MPDEV DOWN-CMD... -- UP-CMD...: one fault under
 # I/O: fio with verification on the multipath device MPDEV for
-# $SRPT_TEST_FABRIC_FIO_SECS s (default 45); after 5 s DOWN-CMD runs in the
-# target guest; with -f a path must fail (one active path left, within
-# 60 s); $SRPT_TEST_FABRIC_DOWN_SECS s (default 8) later UP-CMD runs there;
+# $SRPT_TEST_FABRIC_FIO_SECS s (default 45); after 5 s DOWN-CMD runs (here;
+# "fabric_on target CMD" or fabric_carrier to act elsewhere); with -f a
+# path must fail (one active path left, within 60 s);
+# $SRPT_TEST_FABRIC_DOWN_SECS s (default 8) later UP-CMD runs;
 # then both paths must be active again (multipathd's view, then multipath
 # -ll) within 90 s, fio must end without an I/O or verify error and the
 # target must have two channels. Logs fio's summary (stall_ms: its longest
 # completion latency, the stall a failover caused), the seconds until the
-# path failed and until it was active again after UP-CMD, and appends them
+# path failed and until it was active again after UP-CMD (multipathd's
+# view, polled; and from the kernel log, see fabric_kernel_times), and appends them
 # to $(test_out_dir)/stalls.txt and as a NOTE line to $SUBRESULTS (the
 # results show it). Initiator side, in a sub_case.
 fabric_fault() {
-	local need_fail=0 name mp pid t0 t_fail=- t_back rc=0 sum outd
+	local need_fail=0 name mp pid t0 t_fail=- t_back rc=0 sum outd ktimes
 	local secs=${SRPT_TEST_FABRIC_FIO_SECS:-45} down_secs=${SRPT_TEST_FABRIC_DOWN_SECS:-8}
 	local -a down=() up=()
 	[[ $1 == -f ]] && { need_fail=1; shift; }
@@ -500,7 +557,8 @@ fabric_fault() {
 	kill -0 "$pid" || { echo "$name: fio ended early: $(tail -n 5 "$outd/fio-$name.err")" >&2; return 1; }
 	t0=$SECONDS
 	log "$name: ${down[*]}"
-	fabric_on target "${down[@]}" >&2 || rc=1
+	fabric_mark FAULT "$name down"
+	"${down[@]}" >&2 || rc=1
 	if ((need_fail)); then
 		if wait_for 60 fabric_mpath_has 1; then
 			t_fail=$((SECONDS - t0))
@@ -512,7 +570,8 @@ fabric_fault() {
 	fi
 	sleep "$down_secs"
 	log "$name: ${up[*]}"
-	fabric_on target "${up[@]}" >&2 || rc=1
+	fabric_mark FAULT "$name up"
+	"${up[@]}" >&2 || rc=1
 	t0=$SECONDS
 	wait_for 90 fabric_mpath_has 2 ||
 		{ echo "$name: not reinstated (active paths: $(fabric_mpath_active))" >&2; rc=1; }
@@ -522,9 +581,10 @@ fabric_fault() {
 		{ echo "$name: multipath -ll does not show two active paths" >&2; rc=1; }
 	wait "$pid" || { echo "$name: fio failed: $(tail -n 5 "$outd/fio-$name.err")" >&2; rc=1; }
 	sum=$(fabric_fio_summary "$outd/fio-$name.json") || { echo "$name: no fio report" >&2; return 1; }
-	log "$name: $sum; path failed after ${t_fail}s, active again ${t_back}s after the repair"
-	echo "$name $sum fail_s=$t_fail back_s=$t_back" >>"$outd/stalls.txt"
-	echo "NOTE $name: $sum fail_s=$t_fail back_s=$t_back" >>"${SUBRESULTS:-/dev/null}"
+	ktimes=$(fabric_kernel_times "$name")
+	log "$name: $sum; path failed after ${t_fail}s, active again ${t_back}s after the repair; kernel: $ktimes"
+	echo "$name $sum fail_s=$t_fail back_s=$t_back $ktimes" >>"$outd/stalls.txt"
+	echo "NOTE $name: $sum fail_s=$t_fail back_s=$t_back $ktimes" >>"${SUBRESULTS:-/dev/null}"
 	[[ $sum == error=0\ * ]] || { echo "$name: fio reported an error" >&2; rc=1; }
 	fabric_wait_target_channels 2 30 || rc=1
 	return "$rc"

@@ -38,7 +38,8 @@
 #   VM_EXTRA_MODULES="X.ko ..."  more modules for the guest's updates/ (for
 #                     instance siw.ko built for Debian's kernel, which
 #                     lacks soft-iWARP)
-#   TEST_TIMEOUT=600  per-test limit in seconds
+#   TEST_TIMEOUT=600  per-test limit in seconds (vm.sh fabric: 1200; its
+#                     failover tests take up to 10 minutes on a loaded host)
 #   VM_TIMEOUT=2400   limit for the whole guest run in seconds
 #   VM_MEM=4G VM_SMP=2  guest size
 #   FABRIC_MEM=1536M FABRIC_SMP=1  size of each guest of "vm.sh fabric"
@@ -69,7 +70,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 SRPT=${SRPT:-ours}
-TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+TEST_TIMEOUT=${TEST_TIMEOUT:-}
 VM_TIMEOUT=${VM_TIMEOUT:-2400}
 VM_MEM=${VM_MEM:-4G}
 VM_SMP=${VM_SMP:-2}
@@ -301,7 +302,9 @@ main() {
 	if [[ $mode == fabric ]]; then
 		VM_MEM=${FABRIC_MEM:-1536M}
 		VM_SMP=${FABRIC_SMP:-1}
+		TEST_TIMEOUT=${TEST_TIMEOUT:-1200}
 	fi
+	TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 
 	prepare
 	RUN_DIR=${VM_RUN_DIR:-$RESULTS_BASE/$(date +%Y%m%d-%H%M%S)-$mode-$SRPT-$$}
@@ -394,6 +397,66 @@ listening() {
 	[[ -n $(ss -Hltn "sport = :$1" 2>/dev/null) ]]
 }
 
+# qmp_set_link SOCKET NETDEV on|off: QEMU's set_link through the QMP
+# socket SOCKET of a running guest: the NIC on NETDEV loses or regains its
+# carrier (frames in both directions are dropped while it is off).
+qmp_set_link() {
+	python3 - "$@" <<'PY'
+import json, socket, sys
+path, name, state = sys.argv[1:4]
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(20)
+s.connect(path)
+f = s.makefile("rw")
+json.loads(f.readline())  # the greeting
+for cmd in ({"execute": "qmp_capabilities"},
+            {"execute": "set_link", "arguments": {"name": name, "up": state == "on"}}):
+    f.write(json.dumps(cmd) + "\n")
+    f.flush()
+    while True:  # skip asynchronous events
+        m = json.loads(f.readline())
+        if "return" in m or "error" in m:
+            break
+    if "error" in m:
+        sys.exit("QMP %s: %s" % (cmd["execute"], m["error"].get("desc")))
+print("target guest: %s carrier %s" % (name, state))
+PY
+}
+
+# fabric_host_agent QMP SPOOL STOP: serve the guests' requests to the host
+# ("fabric_on host ..." in lib-fabric.sh, files in SPOOL) until STOP
+# exists. The host serves one request only: "fabric_carrier LINK on|off",
+# the target guest's NIC on LINK loses or regains its carrier (QEMU's
+# set_link through the target's QMP socket QMP): a cable pulled at the
+# target, its addresses and routes stay. Anything else is refused.
+fabric_host_agent() {
+	local qmp=$1 dir=$2 stop=$3 req id rc
+	local -a w
+	mkdir -p "$dir"
+	: >"$dir/READY"
+	while [[ ! -e $stop ]]; do
+		for req in "$dir"/*.req; do
+			[[ -e $req ]] || continue
+			id=${req%.req}
+			mv "$req" "$id.run" || continue
+			w=()
+			read -r -a w <"$id.run" || true
+			rc=0
+			if [[ ${#w[@]} == 3 && ${w[0]} == fabric_carrier && ${w[1]} =~ ^[12]$ &&
+				${w[2]} =~ ^(on|off)$ ]]; then
+				log "host: ${w[*]}"
+				qmp_set_link "$qmp" "link${w[1]}" "${w[2]}" >"$id.out" 2>&1 || rc=$?
+			else
+				echo "host: not a request the host serves: ${w[*]}" >"$id.out"
+				rc=2
+			fi
+			echo "$rc" >"$id.rc.tmp"
+			mv "$id.rc.tmp" "$id.rc"
+		done
+		sleep 0.2
+	done
+}
+
 # boot_fabric APPEND: "vm.sh fabric": boot the target guest in the
 # background (console in console-target.log), its QEMU listening on two
 # free local ports, one socket netdev per link; then the initiator guest,
@@ -402,9 +465,10 @@ listening() {
 # Ethernet frames. The guests' MAC addresses are fixed (lib-fabric.sh
 # derives the addresses from them). When the initiator is done the target
 # gets 60 s to power off. No second boot on an early death (the NOTE of
-# boot_guest): the results say "did not finish".
+# boot_guest): the results say "did not finish". The target's QEMU has a
+# QMP socket; fabric_host_agent serves the tests' carrier requests with it.
 boot_fabric() {
-	local append=$1 ports tpid l rc=0 i
+	local append=$1 ports tpid hpid qmp l rc=0 i
 	local -a base=("${qemu[@]}") tq iq port
 	read -r -a port <<<"$(free_ports 2)"
 	((${#port[@]} == 2)) || die "no free TCP ports for the links"
@@ -421,6 +485,9 @@ boot_fabric() {
 		iq+=(-netdev "socket,id=link$l,connect=127.0.0.1:${port[l - 1]}"
 			-device "virtio-net-pci,netdev=link$l,mac=52:54:00:52:0$l:02")
 	done
+	# a short path: a unix socket's path has at most 107 bytes
+	qmp=$(mktemp -u /tmp/ib_srpt-qmp.XXXXXX)
+	tq+=(-qmp "unix:$qmp,server=on,wait=off")
 	ports="${port[*]}"
 	log "booting the target guest (SRPT=$SRPT, ${KVER:-?}, ${VM_SMP} vCPU, $VM_MEM; links on ports $ports), run directory $RUN_DIR"
 	timeout -k 10 "$VM_TIMEOUT" "${tq[@]}" </dev/null >"$RUN_DIR/console-target.log" 2>&1 &
@@ -436,8 +503,13 @@ boot_fabric() {
 		tail -n 5 "$RUN_DIR/console-target.log" >&2
 		die "the target guest's QEMU does not listen on $ports"
 	fi
+	rm -f "$RUN_DIR/out/.host-agent-stop"
+	fabric_host_agent "$qmp" "$RUN_DIR/out/spool/host" "$RUN_DIR/out/.host-agent-stop" &
+	hpid=$!
 	qemu=("${iq[@]}")
 	boot_once "fabric, initiator" || rc=$?
+	: >"$RUN_DIR/out/.host-agent-stop"
+	wait "$hpid" 2>/dev/null || true
 	for ((i = 0; i < 600; i++)); do
 		kill -0 "$tpid" 2>/dev/null || break
 		sleep 0.1
@@ -447,6 +519,7 @@ boot_fabric() {
 		kill "$tpid" 2>/dev/null
 	fi
 	wait "$tpid" 2>/dev/null || true
+	rm -f "$qmp"
 	mkdir -p "$RUN_DIR/out/target"
 	[[ -f $RUN_DIR/out/target/STARTED ]] ||
 		echo "FAIL vm: the target guest's runner did not start; see $RUN_DIR/console-target.log" \

@@ -5,9 +5,10 @@
 # links to the same RAM disk; multipathd (multipath-tools, LIO's entry of
 # its built-in table: ALUA) builds one device with two active paths. Then,
 # each time under fio with crc32c verification on the multipath device:
-# link 1 goes down in the target guest and comes back, the same for link
-# 2, then the target port of link 1 is disabled and enabled again (its
-# TPG's enable=0/1). For every fault: the path is seen failed (one active
+# the target's cable of link 1 is pulled and put back (the target guest's
+# NIC loses its carrier for a while: QEMU's set_link, fabric_carrier), the
+# same for link 2, then the target port of link 1 is disabled and enabled
+# again (its TPG's enable=0/1). For every fault: the path is seen failed (one active
 # path left), fio ends without an I/O error and with no verify error, the
 # path is reinstated (two active paths, two target channels). The longest
 # completion latency fio saw (the I/O stall of the failover) is logged,
@@ -15,8 +16,9 @@
 # multipathd is stopped and both sessions are logged out, the target has
 # no channel left.
 #
-# ib_srp's timeouts (lib-fabric.sh fabric_srp_load): reconnect_delay=1,
-# fast_io_fail_tmo=2, dev_loss_tmo=600. SRPT_TEST_FABRIC_FIO_SECS and
+# ib_srp's timeouts (lib-fabric.sh fabric_srp_load, which says why the
+# reconnect delay is the longer one): fast_io_fail_tmo=2,
+# reconnect_delay=4, dev_loss_tmo=600. SRPT_TEST_FABRIC_FIO_SECS and
 # SRPT_TEST_FABRIC_DOWN_SECS set the length of each fio run and of each
 # fault (see fabric_fault).
 
@@ -56,9 +58,10 @@ fault() {
 fabric_on target -t 180 fabric_target_setup 128 >&2 || die "target setup failed"
 fabric_rdma_setup || die "soft-RoCE setup failed"
 sub_case mpath-two-paths case_setup || die "no multipath device"
-sub_case link1-down-up fault link1-down-up fabric_link 1 down -- fabric_link 1 up || true
-sub_case link2-down-up fault link2-down-up fabric_link 2 down -- fabric_link 2 up || true
-sub_case port1-disable-enable fault port1-disable-enable fabric_port_enable 1 0 -- fabric_port_enable 1 1 || true
+sub_case link1-pull fault link1-pull fabric_carrier 1 off -- fabric_carrier 1 on || true
+sub_case link2-pull fault link2-pull fabric_carrier 2 off -- fabric_carrier 2 on || true
+sub_case port1-disable-enable fault port1-disable-enable \
+	fabric_on target fabric_port_enable 1 0 -- fabric_on target fabric_port_enable 1 1 || true
 sub_case logout-no-channels fabric_mpath_logout || true
 [[ -f $OUTD/stalls.txt ]] && log "stalls: $(cat "$OUTD/stalls.txt")"
 sub_exit
