@@ -47,6 +47,8 @@ struct icm {
 	int tries, max_tries, tmo_ms;
 	uint64_t next_ms;
 	int nortu;              /* never send the RTU */
+	int rtu_delay;          /* ms between the REP and our RTU (0: at once) */
+	uint64_t rtu_at;        /* when the held-back RTU goes out (0: none) */
 	int nrtu, nrep;         /* RTUs sent, REPs received */
 	uint8_t rep_resp_res, rep_init_depth;
 	uint16_t rej_reason;    /* CM REJ reason code */

@@ -257,6 +257,8 @@ int ibcm_prepare(struct conn *c, const struct login_opts *o, char *err, size_t e
 		return -1;
 	}
 	m->nortu = o->nortu;
+	m->rtu_delay = o->rtu_delay;
+	m->rtu_at = 0;
 	return 0;
 }
 
@@ -410,7 +412,7 @@ static void on_rep(struct conn *c, const uint8_t *mad)
 	if (m->st != ICM_REQ_SENT) {
 		/* a repeated REP: our RTU was lost, or we never sent one */
 		vlog("c%d: REP again (%d)%s", c->idx, m->nrep, m->nortu ? ", no RTU (nortu)" : "");
-		if (m->st == ICM_EST && !m->nortu)
+		if (m->st == ICM_EST && !m->nortu && !m->rtu_at)
 			send_rtu(c);
 		return;
 	}
@@ -429,7 +431,9 @@ static void on_rep(struct conn *c, const uint8_t *mad)
 		return;
 	}
 	m->st = ICM_EST;
-	if (!m->nortu)
+	if (!m->nortu && m->rtu_delay > 0)
+		m->rtu_at = now_ms() + m->rtu_delay;
+	else if (!m->nortu)
 		send_rtu(c);
 	c->st = CS_EST;
 	conn_take_answer(c, 1, r.pdata, CM_REP_PDATA);
@@ -535,6 +539,14 @@ static void timers(void)
 		struct conn *c = &g_conns[i];
 		struct icm *m = &c->icm;
 
+		/* rtu_delay: the RTU held back since the REP, unless it ended */
+		if (c->st != CS_FREE && m->on && m->rtu_at && now >= m->rtu_at) {
+			m->rtu_at = 0;
+			if (m->st == ICM_EST) {
+				vlog("c%d: RTU sent (%d ms after the REP)", c->idx, m->rtu_delay);
+				send_rtu(c);
+			}
+		}
 		if (c->st == CS_FREE || !m->on ||
 		    (m->st != ICM_REQ_SENT && m->st != ICM_DREQ_SENT) || now < m->next_ms)
 			continue;

@@ -594,10 +594,6 @@ static int login_parse(struct rt *r, char **tok, int n, struct login_step *ls)
 	ls->want = s ? s : "ok";
 	ls->nowait = kv_has(&k, "nowait");
 	o->nortu = kv_has(&k, "nortu");
-	if (o->rtu_delay && g_transport != TR_RDMACM) {
-		rt_fail(r, "rtu_delay is for RDMA/CM logins (IB/CM: nortu)");
-		return -1;
-	}
 	if (login_pokes(r, &k, o))
 		return -1;
 	return kv_unused(&k, r->err, sizeof(r->err));

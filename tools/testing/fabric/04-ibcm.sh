@@ -14,6 +14,9 @@
 #   ibcm-dreq-from-target      enable=0 on the target: its DREQ reaches us
 #   ibcm-single-replaces       a second SINGLE login: the first channel gets a
 #                              DREQ, one channel left
+#   ibcm-single-before-rtu     a SINGLE login while the first channel's RTU is
+#                              held back: that channel gets a DREQ after its
+#                              RTU, never a REJ
 #   ibcm-single-after-crash    an initiator gone silent is replaced
 #   ibcm-multi-maintained      two MULTI channels
 #   ibcm-no-rtu                no RTU: the REP is resent, then the target
