@@ -629,21 +629,20 @@ static int conn_resolve(struct conn *c, const struct login_opts *o, char *err, s
 }
 
 /*
- * conn_create_own_qp - for rtu_delay: PD, CQ and an RC QP of our own, not
- * attached to the CM ID (its number goes in the connect parameters), so
- * that the REP comes as CONNECT_RESPONSE and the RTU waits for
- * rdma_establish(). The QP is moved to INIT here for the receives.
+ * conn_new_rc_qp - PD, CQ and an RC QP of C on device CTX, sized for C's
+ * receive ring and send slots, not attached to any CM ID. -1 with ERR set
+ * when one of them cannot be made.
  */
-static int conn_create_own_qp(struct conn *c, char *err, size_t errlen)
+int conn_new_rc_qp(struct conn *c, struct ibv_context *ctx, char *err, size_t errlen)
 {
 	struct ibv_qp_init_attr qa;
-	int ret;
 
-	c->pd = ibv_alloc_pd(c->id->verbs);
-	c->cq = c->pd ? ibv_create_cq(c->id->verbs, c->nrecv + c->nslot + 16, NULL, NULL, 0) :
-			NULL;
-	if (!c->cq)
-		return conn_fail(c, err, errlen, "PD/CQ allocation failed: %s", strerror(errno));
+	c->pd = ibv_alloc_pd(ctx);
+	c->cq = c->pd ? ibv_create_cq(ctx, c->nrecv + c->nslot + 16, NULL, NULL, 0) : NULL;
+	if (!c->cq) {
+		snprintf(err, errlen, "PD/CQ allocation failed: %s", strerror(errno));
+		return -1;
+	}
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_type = IBV_QPT_RC;
 	qa.send_cq = c->cq;
@@ -653,8 +652,27 @@ static int conn_create_own_qp(struct conn *c, char *err, size_t errlen)
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
 	c->qp = ibv_create_qp(c->pd, &qa);
-	if (!c->qp)
-		return conn_fail(c, err, errlen, "ibv_create_qp: %s", strerror(errno));
+	if (!c->qp) {
+		snprintf(err, errlen, "ibv_create_qp: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * conn_create_own_qp - for rtu_delay: PD, CQ and an RC QP of our own, not
+ * attached to the CM ID (its number goes in the connect parameters), so
+ * that the REP comes as CONNECT_RESPONSE and the RTU waits for
+ * rdma_establish(). The QP is moved to INIT here for the receives.
+ */
+static int conn_create_own_qp(struct conn *c, char *err, size_t errlen)
+{
+	int ret;
+
+	if (conn_new_rc_qp(c, c->id->verbs, err, errlen)) {
+		c->st = CS_FAIL;
+		return -1;
+	}
 	c->own_qp = 1;
 	ret = qp_to(c, IBV_QPS_INIT);
 	if (ret)

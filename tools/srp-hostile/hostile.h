@@ -174,6 +174,7 @@ int  conn_start(struct conn *c, const struct login_opts *o, char *err, size_t er
 int  conn_wait_login(struct conn *c, int tmo_ms);
 void pump(int ms);
 int  conn_send(struct conn *c, const void *buf, int len, int tmo_ms, char *err, size_t errlen);
+int  conn_new_rc_qp(struct conn *c, struct ibv_context *ctx, char *err, size_t errlen);
 void conn_disconnect(struct conn *c);
 void conn_kill(struct conn *c);
 void conn_destroy(struct conn *c);

@@ -205,7 +205,6 @@ int ibcm_prepare(struct conn *c, const struct login_opts *o, char *err, size_t e
 {
 	struct icm *m = &c->icm;
 	struct icm_dev *d;
-	struct ibv_qp_init_attr qa;
 	struct ibv_qp_attr a;
 
 	memset(m, 0, sizeof(*m));
@@ -226,25 +225,8 @@ int ibcm_prepare(struct conn *c, const struct login_opts *o, char *err, size_t e
 	d = &devs[m->dev];
 	if (open_umad(d, err, errlen))
 		return -1;
-	c->pd = ibv_alloc_pd(d->ctx);
-	c->cq = c->pd ? ibv_create_cq(d->ctx, c->nrecv + c->nslot + 16, NULL, NULL, 0) : NULL;
-	if (!c->cq) {
-		snprintf(err, errlen, "PD/CQ allocation failed: %s", strerror(errno));
+	if (conn_new_rc_qp(c, d->ctx, err, errlen))
 		return -1;
-	}
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_type = IBV_QPT_RC;
-	qa.send_cq = c->cq;
-	qa.recv_cq = c->cq;
-	qa.cap.max_send_wr = c->nslot + 4;
-	qa.cap.max_recv_wr = (c->nrecv > 0 ? c->nrecv : 1) + 4;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
-	c->qp = ibv_create_qp(c->pd, &qa);
-	if (!c->qp) {
-		snprintf(err, errlen, "ibv_create_qp: %s", strerror(errno));
-		return -1;
-	}
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.pkey_index = 0;
