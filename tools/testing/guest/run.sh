@@ -173,6 +173,18 @@ cleanup_fabric() {
 	return "$rc"
 }
 
+# check_boot_log: a report in the kernel log before the first test (the
+# boot, the modules loaded since) is a failure of its own, with its first
+# line, rather than a detector found dead later with no reason given.
+check_boot_log() {
+	local ok='RCU lockdep checking is enabled|kmemleak: Kernel memory leak detector initialized'
+	local line
+	line=$(dmesg | grep -Ev "$ok" | grep -Em1 "$BAD_DMESG" | cut -c1-160) || true
+	[[ -n $line ]] || return 0
+	result "FAIL boot: kernel warning in dmesg before the first test: $line"
+	say "FAIL boot: kernel warning in dmesg before the first test: $line"
+}
+
 run_tests() {
 	local t name log sub dm start end rc verdict reason line stuck=0 no_detectors='' ok_dmesg
 	local -a tests
@@ -317,6 +329,7 @@ main() {
 		fi
 		say "installed ib_srpt.ko ($(modinfo -F srcversion ib_srpt)) after $(cut -d' ' -f1 /proc/uptime)s"
 	fi
+	[[ $MODE != run && $MODE != fabric ]] || check_boot_log
 	case $MODE in
 	run)
 		run_tests
