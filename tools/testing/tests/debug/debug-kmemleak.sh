@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Last test of every debug-kernel run (GUEST_KIND=debug): kmemleak after
-# all logouts. debug-detectors.sh cleared the suspects found at boot; the
-# tests in between logged in and out, reset, aborted and unloaded ib_srpt
-# many times. This test does one more login, 4 MiB of verified I/O and a
-# logout with ib_srpt kept loaded (so that kmemleak can name its
-# functions), then scans twice.
+# Last test of every debug-kernel run (GUEST_KIND=debug): kmemleak once
+# the tests are done. The tests before it logged in and out, reset,
+# aborted and unloaded ib_srpt many times; debug-detectors.sh stopped the
+# automatic scans. This test only scans, twice: a run of its own login
+# and I/O cost more than a minute in this kernel and added no path the
+# tests had not taken. ib_srpt is unloaded by now, so its frames show as
+# unnamed module addresses (matched below, kept in kmemleak.txt).
 #
 # lockdep-live   lockdep did not switch itself off during the run (it does
 #                after its first report, and later tests would then pass
@@ -52,14 +53,6 @@ case_no_leak() {
 	cat "$out/kmemleak.txt" >&2
 	[[ -z $ours ]]
 }
-
-soft_rdma_setup
-srpt_load
-srpt_setup -b brd -s 64 -a "$IPV4"
-disk=$(srp_login)
-dd_verify "$disk" 4
-srp_logout "$disk"
-srp_logout_all 60
 
 sub_case lockdep-live case_lockdep_live || true
 sub_case no-leak case_no_leak || true
