@@ -1884,16 +1884,25 @@ static int kmsg_check(char *err, size_t errlen)
 
 /* ---- main loop ---- */
 
+/*
+ * A case runs when no "!GLOB" matches its name and, if there is any plain
+ * GLOB, one of those does.
+ */
 static int selected(struct kase *k, int nsel, char **sel)
 {
-	int i;
+	int i, plain = 0, hit = 0;
 
-	if (!nsel)
-		return 1;
-	for (i = 0; i < nsel; i++)
+	for (i = 0; i < nsel; i++) {
+		if (sel[i][0] == '!') {
+			if (!fnmatch(sel[i] + 1, k->name, 0))
+				return 0;
+			continue;
+		}
+		plain = 1;
 		if (!fnmatch(sel[i], k->name, 0))
-			return 1;
-	return 0;
+			hit = 1;
+	}
+	return !plain || hit;
 }
 
 static void report(const char *res, const char *name, const char *why, uint64_t ms)
@@ -1955,7 +1964,8 @@ static int run_case(struct kase *k, int idx, char *err, size_t errlen, int *skip
 static void usage(void)
 {
 	fprintf(stderr,
-"usage: srp-hostile [options] CASEFILE [CASE-GLOB...]\n"
+"usage: srp-hostile [options] CASEFILE [CASE-GLOB...] [!CASE-GLOB...]\n"
+"  (a case runs when it matches one CASE-GLOB, if any is given, and no !CASE-GLOB)\n"
 "  -d ADDR     target IP address (required); with -T ibcm its GID, or an IPv4\n"
 "              address for its IPv4-mapped GID\n"
 "  -p PORT     target RDMA/CM port (default 5555)\n"
@@ -2064,14 +2074,18 @@ static int parse_args(int argc, char **argv, const char **initid, int *list)
 	return 0;
 }
 
-static int list_cases(void)
+static int list_cases(int nsel, char **sel)
 {
-	int i;
+	int i, n = 0;
 
-	for (i = 0; i < ncases; i++)
+	for (i = 0; i < ncases; i++) {
+		if (!selected(&cases[i], nsel, sel))
+			continue;
 		printf("%s%s%s%s%s\n", cases[i].name, cases[i].stock[0] ? " stock=" : "",
 		       cases[i].stock, cases[i].mode[0] ? " mode=" : "", cases[i].mode);
-	printf("%d cases\n", ncases);
+		n++;
+	}
+	printf("%d cases\n", n);
 	return 0;
 }
 
@@ -2222,7 +2236,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &initid, &list) || load_cases(argv[optind]))
 		return 2;
 	if (list)
-		return list_cases();
+		return list_cases(argc - optind - 1, argv + optind + 1);
 	if (!g_cfg.dst[0])
 		usage();
 	if (target_params(initid) || cm_init())
