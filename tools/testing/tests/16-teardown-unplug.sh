@@ -13,7 +13,7 @@
 # stale WWN is removed and made again first.
 #
 # Release before removal, and waits without the global mutex: with eight channels logged in (ib_srp with
-# ch_count=2 and six srp-login MULTI logins of the same initiator), three
+# ch_count=2 and six srp-login MULTI logins of the same initiator), two
 # rounds each of
 # "enable=0 && rdma link del" and "logout && configfs teardown && rmmod" in
 # one command each: the device is freed ("removed") only after every channel
@@ -36,7 +36,7 @@ set -euo pipefail
 STATE=$(mktemp -d)
 DM=srpt_td_delay
 # rounds of the many-channel teardown cases; srp-login channels besides ib_srp's two
-ROUNDS=${SRPT_TEST_TEARDOWN_ROUNDS:-3}
+ROUNDS=${SRPT_TEST_TEARDOWN_ROUNDS:-2}
 TOOL_CHS=6
 DM_SECTORS=0
 DEV0='' IP0='' TPG0='' TPG1=''
