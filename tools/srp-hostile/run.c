@@ -1656,6 +1656,33 @@ static int icm_check(struct rt *r, struct conn *c, struct kvs *k, char *why, siz
 }
 
 /*
+ * count_step_conn: the connection (conn=N) of an icm (IBCM 1) or cm (IBCM
+ * 0) step, which must use that CM, and the step's wait limit (ms=N,
+ * default the step timeout) in *MS. NULL, the step failed, on error.
+ */
+static struct conn *count_step_conn(struct rt *r, struct kvs *k, int ibcm, uint64_t *ms)
+{
+	const char *step = ibcm ? "icm" : "cm";
+	struct evalctx x = { 0 };
+	struct conn *c;
+
+	c = rt_conn(r, kv_get(k, "conn"));
+	if (!c) {
+		rt_fail(r, "%s: no such connection", step);
+		return NULL;
+	}
+	if (!c->icm.on != !ibcm) {
+		rt_fail(r, ibcm ? "icm: c%d is not an IB/CM connection (-T ibcm)" :
+			"cm: c%d is an IB/CM connection (icm)", c->idx);
+		return NULL;
+	}
+	*ms = g_cfg.tmo;
+	if (kv_num(k, &x, "ms", ms, r->err, sizeof(r->err)) < 0)
+		return NULL;
+	return c;
+}
+
+/*
  * icm [conn=N] [reps_min=N] [rtus=N] [dreqs_min=N] [dreps_min=N] [rej=N]
  * [ms=N]: wait (up to ms, default the step timeout) until the connection's
  * IB/CM counters are as wanted: REPs received, RTUs sent, DREQs received,
@@ -1663,24 +1690,15 @@ static int icm_check(struct rt *r, struct conn *c, struct kvs *k, char *why, siz
  */
 static int step_icm(struct rt *r, char **tok, int n)
 {
-	struct evalctx x = { 0 };
 	struct kvs k;
 	struct conn *c;
-	uint64_t ms = g_cfg.tmo, end;
+	uint64_t ms, end;
 	char why[512];
 	int ret;
 
 	kv_init(&k, tok, n);
-	c = rt_conn(r, kv_get(&k, "conn"));
-	if (!c) {
-		rt_fail(r, "icm: no such connection");
-		return -1;
-	}
-	if (!c->icm.on) {
-		rt_fail(r, "icm: c%d is not an IB/CM connection (-T ibcm)", c->idx);
-		return -1;
-	}
-	if (kv_num(&k, &x, "ms", &ms, r->err, sizeof(r->err)) < 0)
+	c = count_step_conn(r, &k, 1, &ms);
+	if (!c)
 		return -1;
 	end = now_ms() + ms;
 	while ((ret = icm_check(r, c, &k, why, sizeof(why))) == -1 && now_ms() < end)
@@ -1727,24 +1745,15 @@ static int cm_check(struct rt *r, struct conn *c, struct kvs *k, char *why, size
  */
 static int step_cm(struct rt *r, char **tok, int n)
 {
-	struct evalctx x = { 0 };
 	struct kvs k;
 	struct conn *c;
-	uint64_t ms = g_cfg.tmo, end;
+	uint64_t ms, end;
 	char why[512], got[256];
 	int ret, ended;
 
 	kv_init(&k, tok, n);
-	c = rt_conn(r, kv_get(&k, "conn"));
-	if (!c) {
-		rt_fail(r, "cm: no such connection");
-		return -1;
-	}
-	if (c->icm.on) {
-		rt_fail(r, "cm: c%d is an IB/CM connection (icm)", c->idx);
-		return -1;
-	}
-	if (kv_num(&k, &x, "ms", &ms, r->err, sizeof(r->err)) < 0)
+	c = count_step_conn(r, &k, 0, &ms);
+	if (!c)
 		return -1;
 	end = now_ms() + ms;
 	for (;;) {
