@@ -173,13 +173,18 @@ cleanup_fabric() {
 	return "$rc"
 }
 
+# first_report OK: the first line of stdin that is a report ($BAD_DMESG)
+# and does not match OK, cut to 160 characters; nothing if there is none.
+first_report() {
+	grep -Ev "$1" | grep -Em1 "$BAD_DMESG" | cut -c1-160 || true
+}
+
 # check_boot_log: a report in the kernel log before the first test (the
 # boot, the modules loaded since) is a failure of its own, with its first
 # line, rather than a detector found dead later with no reason given.
 check_boot_log() {
-	local ok='RCU lockdep checking is enabled|kmemleak: Kernel memory leak detector initialized'
 	local line
-	line=$(dmesg | grep -Ev "$ok" | grep -Em1 "$BAD_DMESG" | cut -c1-160) || true
+	line=$(dmesg | first_report 'RCU lockdep checking is enabled|kmemleak: Kernel memory leak detector initialized')
 	[[ -n $line ]] || return 0
 	result "FAIL boot: kernel warning in dmesg before the first test: $line"
 	say "FAIL boot: kernel warning in dmesg before the first test: $line"
@@ -259,9 +264,10 @@ run_tests() {
 		# The debug tests scan for leaks themselves and judge the
 		# suspects (kmemleak prints their number on every scan).
 		[[ $name != debug-* ]] || ok_dmesg+='|kmemleak: [0-9]+ new suspected memory leaks'
-		if grep -Ev "$ok_dmesg" "$dm" | grep -Eq "$BAD_DMESG"; then
+		line=$(first_report "$ok_dmesg" <"$dm")
+		if [[ -n $line ]]; then
 			verdict=FAIL
-			reason="${reason:+$reason; }kernel warning in dmesg: $(grep -Ev "$ok_dmesg" "$dm" | grep -Em1 "$BAD_DMESG" | cut -c1-160)"
+			reason="${reason:+$reason; }kernel warning in dmesg: $line"
 		fi
 		end=$(date +%s)
 		while read -r line; do
