@@ -315,6 +315,33 @@ run_host_agent() {
 		"2 2 2 2 1" "${got% }"
 }
 
+# run_guest_agent: lib-fabric.sh's fabric_agent serves fabric_on requests
+# in subshells of its own shell, with errexit off: their output and status
+# come back, lib.sh's functions are there, an exit or die ends only the
+# request, and the agent keeps serving.
+run_guest_agent() {
+	local dir=$TMP/guest-agent got="" rc out
+	mkdir -p "$dir"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	env FABRIC_SPOOL="$dir/spool" LIB_STATE="$dir/state" bash -c '
+		set -uo pipefail
+		. "$1/lib.sh"
+		. "$1/lib-fabric.sh"
+		fabric_agent "$2/stop"' _ "$(dirname "$LIB")" "$dir" >"$dir.log" 2>&1 &
+	for req in "echo hi" "false; echo on" "exit 3" "die gone >/dev/null 2>&1" "type -t srpt_add_lun" \
+		"echo still"; do
+		rc=0
+		out=$(env FABRIC_SPOOL="$dir/spool" LIB_STATE="$dir/state" bash -c '
+			. "$1/lib.sh"; . "$1/lib-fabric.sh"
+			fabric_on none -t 20 eval "$2"' _ "$(dirname "$LIB")" "$req" 2>/dev/null) || rc=$?
+		got+="$rc:${out//$'\n'/ } "
+	done
+	: >"$dir/stop"
+	wait
+	check "lib-fabric.sh fabric_agent: outputs and statuses" \
+		"0:hi 0:on 3: 1: 0:function 0:still" "${got% }"
+}
+
 # The kernel log of a module's KUnit run as 6.12 prints it (the module's
 # suites come with their own top-level KTAP header), between the markers
 # of guest/kunit.sh.
@@ -390,6 +417,7 @@ run_boot "late ok" 1 1 0
 run_boot "ok" 1 0 0
 run_fabric
 run_host_agent
+run_guest_agent
 
 run_cases false
 run_cases true

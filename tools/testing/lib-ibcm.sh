@@ -74,15 +74,22 @@ ibcm_enable() {
 # guest: srp-hostile (the host-built one when it matches the sources) in
 # $IBCM_BUILD, after its message self-test; soft-RoCE with ib_umad and
 # without ib_cm (which would own the CM class); a second address $NOACL_IP
-# whose GID has no ACL; the target (fabric_target_setup, then
+# whose GID has no ACL; the target (fabric_target_setup, meanwhile, then
 # ibcm_target_prepare); $IBCM_BUILD/tsh, a command that runs its arguments
 # in the target guest with this file's functions; the environment of the
 # case tables exported; IBCM_ARGS, srp-hostile's options for link 1
 # (SRPT_TEST_IBCM_ARGS adds some, comma separated). Dies on failure; not
 # for $(...).
 ibcm_setup() {
-	local sum m nic guid maxreq
+	local sum m nic guid maxreq tlog tpid
 	local -a extra
+	# The target sets up meanwhile (about half a minute); a die before it
+	# is done waits for it, so the runner's teardown comes after it.
+	tlog=$(mktemp)
+	fabric_on target -t 180 fabric_target_setup 128 >"$tlog" 2>&1 &
+	tpid=$!
+	# shellcheck disable=SC2064 # this job's PID, now
+	trap "wait $tpid" EXIT
 	TESTING=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 	HOSTILE_DIR=$(cd "$TESTING/../srp-hostile" && pwd)
 	INIT_ID=0000000000000001000000000000abcd
@@ -101,7 +108,6 @@ ibcm_setup() {
 	fi
 	"$IBCM_BUILD/srp-hostile" -X >&2 || die "srp-hostile's IB/CM message self-test failed"
 
-	fabric_on target -t 180 fabric_target_setup 128 >&2 || die "target setup failed"
 	fabric_rdma_setup || die "soft-RoCE setup failed"
 	for m in ib_srp ib_iser rpcrdma rdma_ucm rdma_cm iw_cm ib_cm; do
 		[[ -d /sys/module/$m ]] || continue
@@ -113,6 +119,10 @@ ibcm_setup() {
 	ip addr add "$NOACL_IP/24" dev "$nic" || die "cannot add $NOACL_IP"
 	# rxe adds the GID of a new address by itself
 	wait_for 10 ibcm_has_gid "$NOACL_IP" || die "no GID for $NOACL_IP on $(fabric_rdma 1)"
+	trap - EXIT
+	wait "$tpid" || { cat "$tlog" >&2; die "target setup failed"; }
+	cat "$tlog" >&2
+	rm -f "$tlog"
 
 	read -r TTPG TACL GIDACL < <(ibcm_target ibcm_target_prepare "$IIP" "$GIDACL_ID") ||
 		die "target preparation failed"
