@@ -601,6 +601,42 @@ fabric_fault() {
 	return "$rc"
 }
 
+# fabric_mpath_two_paths STATEFILE: ib_srp logs in through both links;
+# multipathd builds one device from exactly these two disks, both paths
+# active; the target has two channels; 5 s of fio with verification on the
+# device pass. The device node goes into STATEFILE. Initiator side, in a
+# sub_case.
+fabric_mpath_two_paths() {
+	local d1 d2 mp
+	d1=$(fabric_login 1)
+	d2=$(fabric_login 2)
+	log "paths: $d1 (link 1) $d2 (link 2)"
+	mp=$(fabric_multipath_start 2)
+	echo "$mp" >"$1"
+	multipath -ll >&2
+	[[ $(fabric_mpath_ll_active) == 2 ]]
+	# one device with exactly these two paths
+	[[ $(dmsetup ls --target multipath | grep -vc 'No devices') == 1 ]]
+	multipath -ll | grep -q " ${d1#/dev/} " && multipath -ll | grep -q " ${d2#/dev/} "
+	fabric_wait_target_channels 2 10
+	fabric_fio_verify "$mp" 5 "$(test_out_dir)/fio-setup.json"
+	log "fio before the faults: $(fabric_fio_summary "$(test_out_dir)/fio-setup.json")"
+}
+
+# fabric_fault_case NAME STATEFILE DOWN-CMD... -- UP-CMD...: the sub-case
+# NAME, fabric_fault -f on the multipath device named in STATEFILE (see
+# fabric_mpath_two_paths); nothing runs or is reported when
+# SRPT_TEST_FABRIC_FAULTS (names, comma-separated) leaves NAME out.
+fabric_fault_case() {
+	local name=$1 mp
+	if [[ -n ${SRPT_TEST_FABRIC_FAULTS:-} &&
+		,$SRPT_TEST_FABRIC_FAULTS, != *",$name,"* ]]; then
+		return 0
+	fi
+	mp=$(cat "$2") || return
+	sub_case "$name" fabric_fault -f "$name" "$mp" "${@:3}"
+}
+
 # fabric_netem LINK on|off: impair this guest's NIC on LINK with netem
 # (delay 5 ms with 2 ms jitter, 1 % loss, 25 % reordering, 1 % duplicates)
 # or remove the impairment.

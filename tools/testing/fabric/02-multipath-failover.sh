@@ -20,9 +20,9 @@
 # reconnect delay is the longer one): fast_io_fail_tmo=2,
 # reconnect_delay=4, dev_loss_tmo=600. SRPT_TEST_FABRIC_FIO_SECS and
 # SRPT_TEST_FABRIC_DOWN_SECS set the length of each fio run and of each
-# fault (see fabric_fault).
+# fault (see fabric_fault); SRPT_TEST_FABRIC_FAULTS=link1-pull,... runs
+# only these faults.
 
-# shellcheck disable=SC2317 # the case functions run through sub_case
 set -euo pipefail
 # shellcheck source=tools/testing/lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -33,34 +33,12 @@ need_cmd multipathd multipath fio jq
 STATE=$(mktemp -d)
 OUTD=$(test_out_dir)
 
-case_setup() {
-	local d1 d2 mp
-	d1=$(fabric_login 1)
-	d2=$(fabric_login 2)
-	log "paths: $d1 (link 1) $d2 (link 2)"
-	mp=$(fabric_multipath_start 2)
-	echo "$mp" >"$STATE/mp"
-	multipath -ll >&2
-	[[ $(fabric_mpath_ll_active) == 2 ]]
-	# one device with exactly these two paths
-	[[ $(dmsetup ls --target multipath | grep -vc 'No devices') == 1 ]]
-	multipath -ll | grep -q " ${d1#/dev/} " && multipath -ll | grep -q " ${d2#/dev/} "
-	fabric_wait_target_channels 2 10
-	fabric_fio_verify "$mp" 5 "$OUTD/fio-setup.json"
-	log "fio before the faults: $(fabric_fio_summary "$OUTD/fio-setup.json")"
-}
-
-# fault NAME DOWN-CMD... -- UP-CMD...: see fabric_fault.
-fault() {
-	fabric_fault -f "$1" "$(cat "$STATE/mp")" "${@:2}"
-}
-
 fabric_on target -t 180 fabric_target_setup 128 >&2 || die "target setup failed"
 fabric_rdma_setup || die "soft-RoCE setup failed"
-sub_case mpath-two-paths case_setup || die "no multipath device"
-sub_case link1-pull fault link1-pull fabric_carrier 1 off -- fabric_carrier 1 on || true
-sub_case link2-pull fault link2-pull fabric_carrier 2 off -- fabric_carrier 2 on || true
-sub_case port1-disable-enable fault port1-disable-enable \
+sub_case mpath-two-paths fabric_mpath_two_paths "$STATE/mp" || die "no multipath device"
+fabric_fault_case link1-pull "$STATE/mp" fabric_carrier 1 off -- fabric_carrier 1 on || true
+fabric_fault_case link2-pull "$STATE/mp" fabric_carrier 2 off -- fabric_carrier 2 on || true
+fabric_fault_case port1-disable-enable "$STATE/mp" \
 	fabric_on target fabric_port_enable 1 0 -- fabric_on target fabric_port_enable 1 1 || true
 sub_case logout-no-channels fabric_mpath_logout || true
 [[ -f $OUTD/stalls.txt ]] && log "stalls: $(cat "$OUTD/stalls.txt")"
