@@ -10,7 +10,8 @@
 #   make clean
 #   make check         build checks, KUnit and the QEMU guest tests
 #   make check-debug   only the debug kernel, KUnit in it and its lanes
-#   make check-fabric  the two-guest tests (multipath, failover; not in check)
+#   make check-fabric  all two-guest tests (IB/CM, multipath, failover;
+#                      make check runs their smoke test)
 #   make demo          boot a guest and serve a LUN over soft-RoCE
 #   make man           section 9 manual pages into build/man/
 #   make bench         benchmarks (tools/bench/run.sh)

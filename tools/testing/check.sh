@@ -48,10 +48,13 @@
 #   debug-siw  only in make check-debug: the same on soft-iWARP
 #              (SRPT_TEST_RDMA=siw) with $DEBUG_SIW_TESTS (sub-results
 #              debug-siw/...)
-#   fabric     only when STAGES names it ("make check-fabric"): vm.sh
-#              fabric, two guests joined by two soft-RoCE links, the tests
-#              of tools/testing/fabric/ ($FABRIC_TESTS selects; sub-results
-#              fabric/...)
+#   fabric     vm.sh fabric: two guests joined by two soft-RoCE links
+#              (sub-results fabric/...). make check runs 00-smoke (an
+#              IB/CM login with data compare and DREQ; dm-multipath over
+#              both target ports with one cable pulled under fio verify;
+#              about 4 minutes; CHECK_FABRIC=0 leaves it out); when STAGES
+#              names it ("make check-fabric") every test of
+#              tools/testing/fabric/ ($FABRIC_TESTS selects)
 #
 # Each stage counts as one pass/fail/skip; for the kunit and guest stages
 # each sub-result (guest test, sub-case, KUnit result) counts instead. A failing stage does not stop the
@@ -652,10 +655,28 @@ DEBUG_DIR=$CHECK_DIR/debug
 DEBUG_SIW_DIR=$CHECK_DIR/debug-siw
 FABRIC_DIR=$CHECK_DIR/fabric
 
-# The two-guest tests (vm.sh fabric).
+# want_fabric_stage: a whole make check runs the fabric's smoke test
+# unless CHECK_FABRIC=0; with STAGES, the stage runs when it is named.
+want_fabric_stage() {
+	if [[ -n ${STAGES:-} ]]; then
+		want_stage fabric
+	else
+		[[ ${CHECK_FABRIC:-1} != 0 ]]
+	fi
+}
+
+# The two-guest tests (vm.sh fabric): 00-smoke in a whole make check,
+# else $FABRIC_TESTS (default: all), with the guest stage's module.
 fabric_stage() {
-	# shellcheck disable=SC2086 # FABRIC_TESTS is a list
-	VM_TIMEOUT=${VM_TIMEOUT:-3600} VM_RUN_DIR=$FABRIC_DIR tools/testing/vm.sh fabric ${FABRIC_TESTS:-}
+	local tests=${FABRIC_TESTS:-} limit=3600 ko=$CHECK_DIR/dkms-ib_srpt.ko
+	if [[ -z $tests && -z ${STAGES:-} ]]; then
+		tests=00-smoke
+		limit=900
+	fi
+	[[ -f $ko ]] || ko=$PWD/ib_srpt.ko
+	echo "module: $ko; tests: ${tests:-all}"
+	# shellcheck disable=SC2086 # the tests are a list
+	KO=$ko VM_TIMEOUT=${VM_TIMEOUT:-$limit} VM_RUN_DIR=$FABRIC_DIR tools/testing/vm.sh fabric $tests
 }
 
 debug_kernel() {
@@ -787,6 +808,14 @@ main() {
 			echo "FAIL guest (not run: the build failed)"
 		fi
 	fi
+	if want_fabric_stage; then
+		if ((BUILD_OK)) || [[ ${SRPT:-ours} == stock ]]; then
+			stage -s "$FABRIC_DIR/out/results.txt" fabric fabric_stage
+		else
+			record "FAIL fabric"
+			echo "FAIL fabric (not run: the build failed)"
+		fi
+	fi
 	for lane in debug:debug_rxe:$DEBUG_DIR debug-siw:debug_siw:$DEBUG_SIW_DIR; do
 		IFS=: read -r name fn dir <<<"$lane"
 		want_debug_stage "$name" || continue
@@ -797,15 +826,6 @@ main() {
 			echo "FAIL $name (not run: no debug kernel)"
 		fi
 	done
-	# Only when named: not part of a whole make check.
-	if [[ " ${STAGES:-} " == *" fabric "* ]]; then
-		if ((BUILD_OK)) || [[ ${SRPT:-ours} == stock ]]; then
-			stage -s "$FABRIC_DIR/out/results.txt" fabric fabric_stage
-		else
-			record "FAIL fabric"
-			echo "FAIL fabric (not run: the build failed)"
-		fi
-	fi
 	if [[ ${CHECK_STOCK:-0} == 1 ]]; then
 		stage -s "$GUEST_STOCK_DIR/out/results.txt" guest-stock guest_stock
 	fi
