@@ -35,7 +35,9 @@
 #              from the kernel-update hook; that module is kept for the
 #              guest stage; the package is purged and the module must be
 #              gone. make install/uninstall into a staging root. A
-#              package left by an interrupted run is purged first.
+#              package left by an interrupted run is purged first. In a
+#              whole make check it runs beside the kunit stage at nice 19
+#              (CHECK_SERIAL=1: after it)
 #   guest      tools/testing/vm.sh: all guest tests in one boot, with the
 #              dkms stage's module (else the build stage's); checkpatch,
 #              kernel-doc, man, doc, scripts and in-tree run beside it
@@ -778,8 +780,21 @@ main() {
 		want_debug_stage debug-siw; then
 		stage debug-kernel debug_kernel && debug_ok=1
 	fi
+	local dkms_pid=
+	if want_stage dkms && ((BUILD_OK)) && want_stage kunit && ((beside)); then
+		# KUnit's guest runs its cases one at a time: one CPU is idle.
+		echo "(dkms runs beside the kunit stage)"
+		(
+			renice -n 19 -p "$BASHPID" >/dev/null
+			stage dkms dkms_stage
+		) >"$CHECK_DIR/dkms-beside.out" 2>&1 &
+		dkms_pid=$!
+	fi
 	want_stage kunit && stage -s "$KUNIT_SUB" kunit kunit
-	if want_stage dkms; then
+	if [[ -n $dkms_pid ]]; then
+		wait "$dkms_pid" || true
+		cat "$CHECK_DIR/dkms-beside.out"
+	elif want_stage dkms; then
 		if ((BUILD_OK)); then
 			stage dkms dkms_stage
 		else
