@@ -53,8 +53,9 @@
 #   fabric     vm.sh fabric: two guests joined by two soft-RoCE links
 #              (sub-results fabric/...). make check runs 00-smoke (an
 #              IB/CM login with data compare and DREQ; dm-multipath over
-#              both target ports with one cable pulled under fio verify;
-#              about 4 minutes; CHECK_FABRIC=0 leaves it out); when STAGES
+#              both target ports, a target port disabled and enabled
+#              under fio verify; about 4 minutes; CHECK_FABRIC=0 leaves it
+#              out); when STAGES
 #              names it ("make check-fabric") every test of
 #              tools/testing/fabric/ ($FABRIC_TESTS selects)
 #
