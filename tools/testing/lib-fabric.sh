@@ -369,9 +369,12 @@ fabric_udev_db() {
 # fabric_multipath_conf: write /etc/multipath.conf (the guest's /etc is a
 # tmpfs overlay): paths checked every second (at most every 2 s), I/O
 # queued for 60 checks when no path is left instead of failing at once,
-# only SCSI disks. LIO's disks: both paths in one group (multibus), no
-# ALUA handler yet. The WWIDs come from the udev records of fabric_udev_db
-# (scsi_id on VPD page 0x83).
+# only SCSI disks. LIO's disks as multipath-tools' built-in table has them
+# (the admin guide's "Multipath" section): ALUA (the scsi_dh_alua handler,
+# priorities from REPORT TARGET PORT GROUPS), paths grouped by priority;
+# LIO puts both target ports into its default target port group
+# (active/optimized), so both paths are in one group. The WWIDs come from
+# the udev records of fabric_udev_db (scsi_id on VPD page 0x83).
 fabric_multipath_conf() {
 	mkdir -p /etc/multipath
 	cat >/etc/multipath.conf <<'CONF'
@@ -389,9 +392,9 @@ devices {
 	device {
 		vendor "LIO-ORG"
 		product ".*"
-		hardware_handler "0"
-		path_grouping_policy multibus
-		prio const
+		path_grouping_policy group_by_prio
+		hardware_handler "1 alua"
+		prio alua
 		failback immediate
 		no_path_retry 60
 	}
@@ -603,7 +606,7 @@ fabric_fault() {
 
 # fabric_mpath_two_paths STATEFILE: ib_srp logs in through both links;
 # multipathd builds one device from exactly these two disks, both paths
-# active; the target has two channels; 5 s of fio with verification on the
+# active in one ALUA path group; the target has two channels; 5 s of fio with verification on the
 # device pass. The device node goes into STATEFILE. Initiator side, in a
 # sub_case.
 fabric_mpath_two_paths() {
@@ -618,6 +621,10 @@ fabric_mpath_two_paths() {
 	# one device with exactly these two paths
 	[[ $(dmsetup ls --target multipath | grep -vc 'No devices') == 1 ]]
 	multipath -ll | grep -q " ${d1#/dev/} " && multipath -ll | grep -q " ${d2#/dev/} "
+	# ALUA: the handler attached, both paths active/optimized (priority
+	# 50) in one path group
+	multipath -ll | grep -q "hwhandler='1 alua'"
+	[[ $(multipath -ll | grep -c -- "-+- policy=.* prio=50 status=") == 1 ]]
 	fabric_wait_target_channels 2 10
 	fabric_fio_verify "$mp" 5 "$(test_out_dir)/fio-setup.json"
 	log "fio before the faults: $(fabric_fio_summary "$(test_out_dir)/fio-setup.json")"
