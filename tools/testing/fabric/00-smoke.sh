@@ -25,7 +25,7 @@
 # set as there. The fault is the port's, not a pulled cable (02's
 # link1-pull): the target ends the channel itself, so the path fails the
 # same way every time. After a pulled cable the path fails only when a
-# queue pair sees its retransmissions run out; in one of six runs neither
+# queue pair sees its retransmissions run out; in one of seven runs neither
 # side's did, and the path failed after the SCSI command timeouts (75 s).
 
 set -euo pipefail
