@@ -66,6 +66,15 @@ ibcm_enable() {
 	echo "$2" >"$1/enable"
 }
 
+# IBCM_STOCK_NO_LISTENER: why the IB/CM tests do not run against the stock
+# module here. It creates its IB/CM listener only when port 1 of the device
+# has the InfiniBand link layer (srpt_add_one), so on soft-RoCE it answers
+# every CM REQ with REJ "invalid service ID" (reason 8); ib_srpt listens on
+# every port that can do IB/CM, RoCE ports included (the admin guide's
+# table of the two connection managers).
+# shellcheck disable=SC2034 # used by the tests that source this file
+IBCM_STOCK_NO_LISTENER="stock ib_srpt listens for IB/CM on InfiniBand ports only (REJ invalid service ID on RoCE)"
+
 #
 # Initiator side
 #

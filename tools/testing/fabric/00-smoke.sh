@@ -44,10 +44,17 @@ export SRPT_TEST_FABRIC_FIO_SECS=${SRPT_TEST_FABRIC_FIO_SECS:-35}
 export SRPT_TEST_FABRIC_DOWN_SECS=${SRPT_TEST_FABRIC_DOWN_SECS:-5}
 
 # IB/CM first: ib_srp needs ib_cm, which would own the CM class.
-ibcm_setup
-"$IBCM_BUILD/srp-hostile" "${IBCM_ARGS[@]}" "$HOSTILE_DIR/cases-ibcm.txt" \
-	ibcm-login-io ibcm-dreq-from-initiator || SUB_FAILED=$((SUB_FAILED + 1))
-ibcm_cleanup
+if [[ $SRPT == stock ]]; then
+	sub_result SKIP ibcm-login-io "$IBCM_STOCK_NO_LISTENER"
+	sub_result SKIP ibcm-dreq-from-initiator "$IBCM_STOCK_NO_LISTENER"
+	fabric_on target -t 180 fabric_target_setup 128 >&2 || die "target setup failed"
+	fabric_rdma_setup || die "soft-RoCE setup failed"
+else
+	ibcm_setup
+	"$IBCM_BUILD/srp-hostile" "${IBCM_ARGS[@]}" "$HOSTILE_DIR/cases-ibcm.txt" \
+		ibcm-login-io ibcm-dreq-from-initiator || SUB_FAILED=$((SUB_FAILED + 1))
+	ibcm_cleanup
+fi
 
 sub_case mpath-two-paths fabric_mpath_two_paths "$STATE/mp" || die "no multipath device"
 fabric_fault_case port1-disable-enable "$STATE/mp" \

@@ -42,6 +42,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib-ibcm.sh"
 
 [[ $(fabric_role) == initiator ]] || skip "runs in the initiator guest of the fabric"
+[[ $SRPT != stock ]] || skip "$IBCM_STOCK_NO_LISTENER"
 ibcm_setup
 IFS=, read -r -a sel <<<"${SRPT_TEST_IBCM_CASES:-}"
 rc=0

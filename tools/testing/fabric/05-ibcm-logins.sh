@@ -31,6 +31,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib-ibcm.sh"
 
 [[ $(fabric_role) == initiator ]] || skip "runs in the initiator guest of the fabric"
+[[ $SRPT != stock ]] || skip "$IBCM_STOCK_NO_LISTENER"
 ibcm_setup
 if [[ -n ${SRPT_TEST_IBCM_LOGIN_CASES:-} ]]; then
 	IFS=, read -r -a lsel <<<"$SRPT_TEST_IBCM_LOGIN_CASES"
