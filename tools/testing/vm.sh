@@ -310,8 +310,12 @@ main() {
 	RUN_DIR=${VM_RUN_DIR:-$RESULTS_BASE/$(date +%Y%m%d-%H%M%S)-$mode-$SRPT-$$}
 	mkdir -p "$RUN_DIR/out"
 	RUN_DIR=$(cd "$RUN_DIR" && pwd)
-	rm -rf "$RUN_DIR/tools" "$RUN_DIR/ib_srpt.ko" "$RUN_DIR/modules" "$RUN_DIR/out"/*
+	rm -rf "$RUN_DIR/tools" "$RUN_DIR/Documentation" "$RUN_DIR/ib_srpt.ko" "$RUN_DIR/modules" "$RUN_DIR/out"/*
 	cp -r "$REPO/tools" "$RUN_DIR/tools"
+	# The guest sees the run directory, never the host's checkout (whose
+	# path, under /tmp say, may not exist in the guest).
+	mkdir -p "$RUN_DIR/Documentation"
+	cp -r "$REPO/Documentation/modprobe.d" "$RUN_DIR/Documentation/"
 	build_guest_tools
 	if [[ $SRPT != stock && $GUEST_KIND == debug && -z ${KO:-} ]]; then
 		log "building ib_srpt.ko against the debug kernel"
@@ -333,8 +337,8 @@ main() {
 			die "exec: $script is not a file under tools/"
 	fi
 	{
-		printf 'MODE=%q\nSRPT=%q\nTESTS=%q\nTEST_TIMEOUT=%q\nSCRIPT=%q\nHOST_REPO=%q\n' \
-			"$mode" "$SRPT" "${TESTS:-*}" "$TEST_TIMEOUT" "$script" "$REPO"
+		printf 'MODE=%q\nSRPT=%q\nTESTS=%q\nTEST_TIMEOUT=%q\nSCRIPT=%q\n' \
+			"$mode" "$SRPT" "${TESTS:-*}" "$TEST_TIMEOUT" "$script"
 		printf 'BOOT_TRACE=%q\nGUEST_KIND=%q\n' "${BOOT_TRACE:-0}" "$GUEST_KIND"
 		env | grep -E '^SRPT_TEST_[A-Z0-9_]*=' | sed 's/^/export /' || true
 		# CI=true: the tests fail instead of skipping for a missing tool

@@ -44,7 +44,7 @@ SRPT=${SRPT:-ours}
 GUEST_KIND=${GUEST_KIND:-debian}
 TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 UNLOAD_TIMEOUT=${UNLOAD_TIMEOUT:-30}
-export SRPT SRPT_KO=$SHARE/ib_srpt.ko IB_SRPT_OUT=$OUT HOST_REPO=${HOST_REPO:-} GUEST_KIND
+export SRPT SRPT_KO=$SHARE/ib_srpt.ko IB_SRPT_OUT=$OUT GUEST_KIND
 
 console() { echo "$*" >/dev/console; }
 say() { console "@@ $*"; }

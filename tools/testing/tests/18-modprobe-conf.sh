@@ -24,8 +24,9 @@ set -euo pipefail
 
 CONF=/etc/modprobe.d/ib_srpt.conf
 EXAMPLE=/usr/share/doc/ib-srpt-dkms/examples/ib_srpt.conf
-[[ -f $EXAMPLE ]] || EXAMPLE=${HOST_REPO:-}/Documentation/modprobe.d/ib_srpt.conf
-[[ -f $EXAMPLE ]] || die "no modprobe.d example (HOST_REPO=${HOST_REPO:-})"
+# vm.sh copies the repository's example into the run directory (/ib_srpt).
+[[ -f $EXAMPLE ]] || EXAMPLE=/ib_srpt/Documentation/modprobe.d/ib_srpt.conf
+[[ -f $EXAMPLE ]] || die "no modprobe.d example in the package or the run directory"
 [[ ! -e $CONF ]] || die "$CONF exists already"
 # The guest's /etc is a tmpfs overlay; later tests must not see the file.
 trap 'rm -f "$CONF"' EXIT
