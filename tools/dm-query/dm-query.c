@@ -37,10 +37,17 @@
  *            entry range), report SKIP instead of FAIL, and check the IOC
  *            profile fields that discovery relies on separately
  *   -v       also dump every reply of check
+ *   -h, --help
+ *            what it does, all options and the exit codes (on stdout)
+ *
+ * It only ever addresses the local port (its own LID and GID): it checks a
+ * target's agent from the target itself and does not discover remote
+ * targets.
  */
 
 #include <endian.h>
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -69,8 +76,9 @@
 #define ST_INVALID_FIELD	0x001c
 #define ST_NO_IOC		0x0100
 
-#define EXIT_NO_AGENT		3
+#define EXIT_USAGE		1
 #define EXIT_NO_REPLY		2
+#define EXIT_NO_AGENT		3
 
 struct options {
 	const char *dev;
@@ -501,28 +509,110 @@ static unsigned long long number(const char *s, unsigned long long max)
 	v = strtoull(s, &end, 0);
 	if (errno || end == s || *end || v > max) {
 		fprintf(stderr, "dm-query: bad number '%s'\n", s);
-		exit(1);
+		exit(EXIT_USAGE);
 	}
 	return v;
 }
 
-static void usage(void)
+static const char usage_text[] =
+	"usage: dm-query [-d dev] [-p port] [-g gid_index] [-t ms] [-r retries]\n"
+	"                [-G guid] [-s send_size] [-R rdma_size] [-q sq_size] [-S] [-v]\n"
+	"                probe | check | get ATTR [MOD] | set ATTR [MOD] |\n"
+	"                method METHOD ATTR [MOD]\n"
+	"       dm-query -h | --help\n";
+
+static const char help_text[] =
+	"\n"
+	"Sends InfiniBand device-management MADs (class 0x06) through ib_umad to\n"
+	"the GSI QP of a port of THIS host - with a GRH on RoCE ports -\n"
+	"and prints or checks the replies. It asks the same questions srp_daemon\n"
+	"asks a target during discovery (ClassPortInfo, IOUnitInfo,\n"
+	"IOControllerProfile, ServiceEntries), but only of the local port: the\n"
+	"destination is the port's own LID and the GID at the source GID index.\n"
+	"It cannot query another host and is no substitute for srp_daemon on a\n"
+	"fabric. Run on the target, it shows whether a device-management agent\n"
+	"(ib_srpt's) answers on a port and what it tells srp_daemon, also on\n"
+	"RoCE, where srp_daemon cannot work (no subnet administrator).\n"
+	"\n"
+	"Subcommands:\n"
+	"  probe                  GET ClassPortInfo and say who answered.\n"
+	"  get ATTR [MOD]         GET attribute ATTR with attribute modifier MOD\n"
+	"                         (default 0); print the reply's method, status,\n"
+	"                         attribute, modifier and a hex dump of all 256\n"
+	"                         bytes. ATTR: 0x01 ClassPortInfo, 0x10\n"
+	"                         IOUnitInfo, 0x11 IOControllerProfile (MOD =\n"
+	"                         slot; ib_srpt has slot 1), 0x12 ServiceEntries\n"
+	"                         (MOD = slot << 16 | last << 8 | first).\n"
+	"  set ATTR [MOD]         the same with the SET method.\n"
+	"  method METHOD ATTR [MOD]\n"
+	"                         the same with any method 0x00..0x7f.\n"
+	"  check                  ib_srpt's test suite's conformance check: send\n"
+	"                         srp_daemon's queries and malformed ones and\n"
+	"                         compare every reply byte with what ib_srpt must\n"
+	"                         send for a port with the expected values below;\n"
+	"                         one PASS, FAIL or SKIP line per query, then\n"
+	"                         \"dm-query: N failure(s)\". Needs -G.\n"
+	"Numbers may be given in decimal, 0x hex or 0 octal.\n"
+	"\n"
+	"Options:\n"
+	"  -d DEV     RDMA device (default: the first one)\n"
+	"  -p PORT    port number (default 1)\n"
+	"  -g IDX     source GID index; the GID at that index is also the\n"
+	"             destination (default 0)\n"
+	"  -t MS      reply timeout per try in milliseconds (default 1000)\n"
+	"  -r N       retries (default 2)\n"
+	"  -G GUID    check: the expected IOC GUID (ib_srpt's srpt_service_guid)\n"
+	"  -s N       check: the expected send size (srp_max_req_size, default 8276)\n"
+	"  -R N       check: the expected RDMA size (srp_max_rdma_size, default 65536)\n"
+	"  -q N       check: the expected srp_sq_size (default 4096)\n"
+	"  -S         check: the agent is the kernel's stock ib_srpt; report SKIP\n"
+	"             where it is known to answer differently\n"
+	"  -v         check: also dump every reply\n"
+	"  -h, --help this text\n"
+	"\n"
+	"Exit status:\n"
+	"  0  probe: a device-management agent answered with status 0;\n"
+	"     get, set, method: a reply came (whatever its status);\n"
+	"     check: every query passed or was skipped; -h: help printed\n"
+	"  1  a usage error or bad number; the device, port or GID could not be\n"
+	"     opened or queried; no umad port; probe: the agent answered with\n"
+	"     another non-zero status; check: a query failed or got no reply,\n"
+	"     or no -G\n"
+	"  2  probe, get, set, method: no reply\n"
+	"  3  probe: only the MAD layer answered (status 0x000c): no agent is\n"
+	"     registered for device management on the port\n"
+	"\n"
+	"Needs the ib_umad kernel module (modprobe ib_umad) and read-write access\n"
+	"to the port's /dev/infiniband/umadN, which only root has by default.\n";
+
+static void __attribute__((noreturn)) usage(void)
 {
-	fprintf(stderr,
-		"usage: dm-query [-d dev] [-p port] [-g gid_index] [-t ms] [-r retries]\n"
-		"                [-G guid] [-s send_size] [-R rdma_size] [-q sq_size] [-S] [-v]\n"
-		"                probe | check | get ATTR [MOD] | set ATTR [MOD] |\n"
-		"                method METHOD ATTR [MOD]\n");
-	exit(1);
+	fputs(usage_text, stderr);
+	exit(EXIT_USAGE);
+}
+
+static void __attribute__((noreturn)) help(void)
+{
+	fputs(usage_text, stdout);
+	fputs(help_text, stdout);
+	exit(fflush(stdout) ? EXIT_USAGE : 0);
 }
 
 int main(int argc, char **argv)
 {
+	static const struct option long_options[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	enum { CMD_PROBE, CMD_CHECK, CMD_ONE } cmd;
 	struct port port = { 0 };
+	uint16_t attr_id = 0;
+	uint8_t method = 0;
 	uint32_t mod = 0;
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "d:p:g:t:r:G:s:R:q:Svh")) != -1) {
+	while ((c = getopt_long(argc, argv, "d:p:g:t:r:G:s:R:q:Svh", long_options,
+				NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			opt.dev = optarg;
@@ -558,6 +648,8 @@ int main(int argc, char **argv)
 		case 'v':
 			opt.verbose = true;
 			break;
+		case 'h':
+			help();
 		default:
 			usage();
 		}
@@ -567,26 +659,41 @@ int main(int argc, char **argv)
 	if (argc < 1)
 		usage();
 
+	/* The command line in full before the port is opened. */
+	if (!strcmp(argv[0], "probe") && argc == 1) {
+		cmd = CMD_PROBE;
+	} else if (!strcmp(argv[0], "check") && argc == 1) {
+		cmd = CMD_CHECK;
+	} else if ((!strcmp(argv[0], "get") || !strcmp(argv[0], "set")) &&
+		   (argc == 2 || argc == 3)) {
+		cmd = CMD_ONE;
+		method = argv[0][0] == 'g' ? METHOD_GET : METHOD_SET;
+		attr_id = number(argv[1], 0xffff);
+		if (argc == 3)
+			mod = number(argv[2], UINT32_MAX);
+	} else if (!strcmp(argv[0], "method") && (argc == 3 || argc == 4)) {
+		cmd = CMD_ONE;
+		method = number(argv[1], 0x7f);
+		attr_id = number(argv[2], 0xffff);
+		if (argc == 4)
+			mod = number(argv[3], UINT32_MAX);
+	} else {
+		usage();
+	}
+
 	if (port_open(&port))
 		return 1;
 
-	if (!strcmp(argv[0], "probe") && argc == 1) {
+	switch (cmd) {
+	case CMD_PROBE:
 		ret = cmd_probe(&port);
-	} else if (!strcmp(argv[0], "check") && argc == 1) {
+		break;
+	case CMD_CHECK:
 		ret = cmd_check(&port);
-	} else if ((!strcmp(argv[0], "get") || !strcmp(argv[0], "set")) &&
-		   (argc == 2 || argc == 3)) {
-		if (argc == 3)
-			mod = number(argv[2], UINT32_MAX);
-		ret = cmd_one(&port, argv[0][0] == 'g' ? METHOD_GET :
-			      METHOD_SET, number(argv[1], 0xffff), mod);
-	} else if (!strcmp(argv[0], "method") && (argc == 3 || argc == 4)) {
-		if (argc == 4)
-			mod = number(argv[3], UINT32_MAX);
-		ret = cmd_one(&port, number(argv[1], 0x7f),
-			      number(argv[2], 0xffff), mod);
-	} else {
-		usage();
+		break;
+	default:
+		ret = cmd_one(&port, method, attr_id, mod);
+		break;
 	}
 
 	umad_unregister(port.portid, port.agent);
