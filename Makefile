@@ -77,11 +77,15 @@ SRPT_VERSION := $(shell sed -n 's/^\#define SRPT_VERSION[[:space:]]*"\(.*\)"/\1/
 DEB_SRC := build/deb/ib-srpt-$(SRPT_VERSION)
 DEB_FILES := debian dkms.conf Kbuild Kconfig Makefile ib_srpt.c ib_srpt.h \
 	ib_srpt_trace.h ib_srpt_test.c README.md Documentation
+# dm-query's sources (not a build of it), an example of the package.
+DEB_DM_QUERY := tools/dm-query/dm-query.c tools/dm-query/Makefile
 
 deb:
 	rm -rf build/deb
 	mkdir -p $(DEB_SRC)
 	cp -a $(DEB_FILES) $(DEB_SRC)/
+	mkdir -p $(DEB_SRC)/tools/dm-query
+	cp $(DEB_DM_QUERY) $(DEB_SRC)/tools/dm-query/
 	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc
 	ls -l build/deb/*.deb
 
