@@ -5,6 +5,7 @@
 #
 #   make [modules]     build ib_srpt.ko against KDIR
 #   make install       install into /lib/modules/<release>/updates + depmod
+#                      (SIGN_KEY=key SIGN_CERT=cert.der: signed, for Secure Boot)
 #   make uninstall     remove what make install installed + depmod
 #   make deb           the Debian package ib-srpt-dkms (DKMS) in build/deb/
 #   make clean
@@ -36,6 +37,7 @@ MANDIR ?= build/man
 # The functions of the API manual; "make man MAN_FUNCTIONS=" documents all.
 MAN_FUNCTIONS ?= tools/testing/documented-functions.txt
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_SRPT=m
+comma := ,
 
 .PHONY: all modules clean install uninstall deb check check-debug check-fabric demo man bench
 
@@ -50,10 +52,50 @@ clean:
 	rm -rf build
 
 # Modules go to updates/, which depmod ranks above the distribution's own
-# ib_srpt. Signing is skipped: the distribution's key is not available.
+# ib_srpt. Kbuild never signs it (the distribution's key is not available):
+# with SIGN_KEY and SIGN_CERT (a private key, or a "pkcs11:" URI, and its
+# X.509 certificate) the kernel's sign-file signs ib_srpt.ko before
+# modules_install copies and compresses it, with the kernel's
+# CONFIG_MODULE_SIG_HASH. The signed copy is installed; ib_srpt.ko in the
+# tree is put back unsigned afterwards, so the next make install signs an
+# unsigned module again. Documentation/ib_srpt.rst, "Secure Boot", has the
+# whole recipe (key, MOK enrolment).
+SIGN_FILE ?= $(KDIR)/scripts/sign-file
+SIGN_HASH ?= $(or $(shell sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' \
+	$(KDIR)/.config 2>/dev/null),sha256)
+SIGN_MARKER := ~Module signature appended~
+signing = $(if $(SIGN_KEY)$(SIGN_CERT),y)
+sign_fail = { echo "make install: $(1)" >&2; exit 1; }
+MODULES_INSTALL = $(MAKE) $(KBUILD_ARGS) INSTALL_MOD_DIR=updates CONFIG_MODULE_SIG_ALL= modules_install
+
 install: modules
 	$(need_kdir)
-	$(MAKE) $(KBUILD_ARGS) INSTALL_MOD_DIR=updates CONFIG_MODULE_SIG_ALL= modules_install
+ifeq ($(signing),y)
+	@[ -n "$(SIGN_KEY)" ] && [ -n "$(SIGN_CERT)" ] || \
+		$(call sign_fail,signing needs both SIGN_KEY (the private key) and SIGN_CERT (its certificate))
+	@case "$(SIGN_KEY)" in pkcs11:*) ;; *) [ -r "$(SIGN_KEY)" ] || \
+		$(call sign_fail,SIGN_KEY=$(SIGN_KEY): no such readable file (Documentation/ib_srpt.rst$(comma) 'Secure Boot'$(comma) makes one));; esac
+	@[ -r "$(SIGN_CERT)" ] || \
+		$(call sign_fail,SIGN_CERT=$(SIGN_CERT): no such readable file)
+	@[ -x "$(SIGN_FILE)" ] || \
+		$(call sign_fail,$(SIGN_FILE) does not exist: install the kernel headers (linux-headers-<release>) or set SIGN_FILE)
+	@[ -z "$(INSTALL_MOD_STRIP)" ] || \
+		$(call sign_fail,INSTALL_MOD_STRIP would strip the signature off again: leave it unset with SIGN_KEY)
+	@if tail -c 28 ib_srpt.ko | grep -q '$(SIGN_MARKER)'; then \
+		$(call sign_fail,ib_srpt.ko is already signed (an interrupted make install?): run make clean first); fi
+	mkdir -p build
+	cp -p ib_srpt.ko build/ib_srpt.ko.unsigned
+	$(SIGN_FILE) $(SIGN_HASH) "$(SIGN_KEY)" "$(SIGN_CERT)" ib_srpt.ko || \
+		{ mv -f build/ib_srpt.ko.unsigned ib_srpt.ko; exit 1; }
+	$(MODULES_INSTALL) || { mv -f build/ib_srpt.ko.unsigned ib_srpt.ko; exit 1; }
+	mv -f build/ib_srpt.ko.unsigned ib_srpt.ko
+	@for f in $(INSTALLED_KO); do [ -e "$$f" ] || continue; \
+		signer=$$(modinfo -F signer "$$f"); \
+		[ -n "$$signer" ] || $(call sign_fail,$$f carries no signature); \
+		echo "$$f: signed by $$signer ($(SIGN_HASH))"; done
+else
+	$(MODULES_INSTALL)
+endif
 	depmod -a $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KERNELRELEASE_OF_KDIR)
 
 # The file names make install may have used (modules_install compresses
