@@ -32,6 +32,8 @@
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/unaligned.h>
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
 #include <net/ipv6.h>
 #include <scsi/scsi_proto.h>
 #include <scsi/scsi_common.h>
@@ -6719,6 +6721,180 @@ static struct configfs_attribute *srpt_da_attrs[] = {
 	NULL,
 };
 
+/* configfs: login_info -------------------------------------------------- */
+
+/*
+ * tpgt_N/login_info lists, one per line, what an initiator writes to
+ * ib_srp's add_target to log in to the TPG's port: the IB/CM line on an
+ * InfiniBand port, then one RDMA/CM line per address of the port's network
+ * device while the RDMA/CM listener runs. Loopback and link-local addresses
+ * are left out: another host cannot reach the first, and the second needs
+ * the initiator's own scope ID.
+ */
+
+/**
+ * srpt_login_info_ib() - the IB/CM login line of a port
+ * @s: page being filled
+ * @sport: HCA port
+ * @guid: the target's service GUID (id_ext, ioc_guid and service ID)
+ */
+static void srpt_login_info_ib(struct srpt_show *s, struct srpt_port *sport,
+			       u64 guid)
+{
+	struct ib_device *device = sport->sdev->device;
+	union ib_gid gid;
+	u16 pkey;
+
+	if (!rdma_protocol_ib(device, sport->port) || !sport->sdev->cm_id)
+		return;
+	if (rdma_query_gid(device, sport->port, 0, &gid) ||
+	    ib_query_pkey(device, sport->port, 0, &pkey))
+		return;
+	srpt_show_add(s, "id_ext=%016llx,ioc_guid=%016llx,", guid, guid);
+	srpt_show_add(s, "dgid=%16phN,pkey=%04x,service_id=%016llx\n",
+		      gid.raw, pkey, guid);
+	srpt_show_commit(s);
+}
+
+/**
+ * srpt_login_info_addr() - the RDMA/CM login line for one address
+ * @s: page being filled
+ * @addr: the target's address and listening port
+ * @guid: the target's service GUID
+ */
+static void srpt_login_info_addr(struct srpt_show *s, struct sockaddr *addr,
+				 u64 guid)
+{
+	srpt_show_add(s, "id_ext=%016llx,ioc_guid=%016llx,dest=%pISpc\n",
+		      guid, guid, addr);
+	srpt_show_commit(s);
+}
+
+/**
+ * srpt_login_info_ipv4() - the RDMA/CM login lines of a device's IPv4 addresses
+ * @s: page being filled
+ * @ndev: the port's network device
+ * @port: RDMA/CM listening port
+ * @guid: the target's service GUID
+ */
+static void srpt_login_info_ipv4(struct srpt_show *s, struct net_device *ndev,
+				 u16 port, u64 guid)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+	};
+	const struct in_ifaddr *ifa;
+	struct in_device *in_dev;
+
+	rcu_read_lock();
+	in_dev = __in_dev_get_rcu(ndev);
+	if (in_dev) {
+		in_dev_for_each_ifa_rcu(ifa, in_dev) {
+			if (ipv4_is_loopback(ifa->ifa_local) ||
+			    ipv4_is_linklocal_169(ifa->ifa_local))
+				continue;
+			sin.sin_addr.s_addr = ifa->ifa_local;
+			srpt_login_info_addr(s, (struct sockaddr *)&sin, guid);
+		}
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * srpt_login_info_ipv6() - the RDMA/CM login lines of a device's IPv6 addresses
+ * @s: page being filled
+ * @ndev: the port's network device
+ * @port: RDMA/CM listening port
+ * @guid: the target's service GUID
+ */
+static void srpt_login_info_ipv6(struct srpt_show *s, struct net_device *ndev,
+				 u16 port, u64 guid)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	struct sockaddr_in6 sin6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = htons(port),
+	};
+	const struct inet6_ifaddr *ifp;
+	struct inet6_dev *idev;
+
+	idev = in6_dev_get(ndev);
+	if (!idev)
+		return;
+	read_lock_bh(&idev->lock);
+	list_for_each_entry(ifp, &idev->addr_list, if_list) {
+		if (ipv6_addr_type(&ifp->addr) &
+		    (IPV6_ADDR_LOOPBACK | IPV6_ADDR_LINKLOCAL))
+			continue;
+		sin6.sin6_addr = ifp->addr;
+		srpt_login_info_addr(s, (struct sockaddr *)&sin6, guid);
+	}
+	read_unlock_bh(&idev->lock);
+	in6_dev_put(idev);
+#endif
+}
+
+/**
+ * srpt_tpg_login_info_show() - configfs: tpgt_N/login_info, the add_target
+ *	lines that log in to the TPG's port
+ * @item: the TPG's item
+ * @page: output
+ *
+ * The RDMA/CM listener's state is read first and on its own: the listener
+ * mutex is never held together with srpt_dev_mutex.
+ *
+ * Return: bytes written, -ENOMEM or -ENODEV when the port's HCA is gone.
+ */
+static ssize_t srpt_tpg_login_info_show(struct config_item *item, char *page)
+{
+	struct se_portal_group *se_tpg = to_tpg(item);
+	u64 guid = READ_ONCE(srpt_service_guid);
+	struct net_device *ndev = NULL;
+	struct srpt_port *sport;
+	bool v4, v6;
+	struct srpt_show *s;
+	u16 port;
+	int ret = -ENODEV;
+
+	mutex_lock(&rdma_cm_mutex);
+	port = rdma_cm_listen_port;
+	v6 = rdma_cm_ids[0];
+	v4 = rdma_cm_ids[1];
+	mutex_unlock(&rdma_cm_mutex);
+
+	s = srpt_show_new(page);
+	if (!s)
+		return -ENOMEM;
+	mutex_lock(&srpt_dev_mutex);
+	sport = container_of(se_tpg, struct srpt_tpg, tpg)->port_id->sport;
+	if (sport) {
+		srpt_login_info_ib(s, sport, guid);
+		if (port)
+			ndev = ib_device_get_netdev(sport->sdev->device,
+						    sport->port);
+	}
+	if (ndev) {
+		if (v4)
+			srpt_login_info_ipv4(s, ndev, port, guid);
+		if (v6)
+			srpt_login_info_ipv6(s, ndev, port, guid);
+		dev_put(ndev);
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	if (sport)
+		ret = srpt_show_end(s);
+	else
+		kfree(s);
+	return ret;
+}
+CONFIGFS_ATTR_RO(srpt_tpg_, login_info);
+
+static struct configfs_attribute *srpt_tpg_base_attrs[] = {
+	&srpt_tpg_attr_login_info,
+	NULL,
+};
+
 /**
  * srpt_wwn_version_show() - show the fabric's version file
  * @item: configfs item
@@ -6763,6 +6939,7 @@ static const struct target_core_fabric_ops srpt_template = {
 	.fabric_init_nodeacl		= srpt_init_nodeacl,
 	.tfc_discovery_attrs		= srpt_da_attrs,
 	.tfc_wwn_attrs			= srpt_wwn_attrs,
+	.tfc_tpg_base_attrs		= srpt_tpg_base_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
 	.tfc_tpg_nacl_base_attrs	= srpt_nacl_base_attrs,
 	.tfc_tpg_nacl_auth_attrs	= srpt_nacl_auth_attrs,
