@@ -26,6 +26,7 @@
 #include <linux/string.h>
 #include <linux/ctype.h>
 #include <linux/kstrtox.h>
+#include <linux/ratelimit.h>
 #include <linux/inet.h>
 #include <linux/in6.h>
 #include <linux/scatterlist.h>
@@ -211,6 +212,12 @@ static u16 rdma_cm_listen_port;
 static struct workqueue_struct *srpt_wq;
 /* Session numbers of the ACL info attribute. */
 static atomic_t srpt_nexus_ids = ATOMIC_INIT(0);
+/*
+ * How many channel closes are logged: an initiator decides how often its
+ * channels come and go. A channel whose close was logged also logs its
+ * release, so that the two lines still pair up.
+ */
+static DEFINE_RATELIMIT_STATE(srpt_ch_log_rs, 5 * HZ, 16);
 
 /* Forward declarations -------------------------------------------------- */
 
@@ -1807,8 +1814,8 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 			break;
 		ib_cq_pool_put(ch->cq, ch->cq_size);
 		ch->cq = NULL;
-		pr_info("%s: creating a QP with %u send WRs failed (%d)\n",
-			ch->sess_name, ch->sq_size, ret);
+		pr_info_ratelimited("%s: creating a QP with %u send WRs failed (%d)\n",
+				    ch->sess_name, ch->sq_size, ret);
 		if (ret == -ERANGE || ch->sq_size <= 2 * SRPT_MIN_SQ_SIZE)
 			return ret;
 		ch->sq_size /= 2;
@@ -2268,7 +2275,9 @@ static bool srpt_close_ch(struct srpt_rdma_ch *ch, const char *why)
 	if (!srpt_ch_advance(ch, CH_DISCONNECTING))
 		return false;
 	kref_get(&ch->kref);
-	pr_info("%s: closing channel: %s\n", ch->sess_name, why);
+	ch->close_logged = __ratelimit(&srpt_ch_log_rs);
+	if (ch->close_logged)
+		pr_info("%s: closing channel: %s\n", ch->sess_name, why);
 	srpt_disconnect_ch(ch);
 	ret = srpt_ch_qp_err(ch);
 	if (ret)
@@ -2489,8 +2498,8 @@ static void srpt_release_channel_work(struct work_struct *w)
 	/* A slow backstore may hold a direct submission for long. */
 	while (!wait_event_timeout(srpt_ch_released_wq, srpt_ch_quiet(ch),
 				   10 * HZ))
-		pr_info("%s: release waits for the receive path\n",
-			ch->sess_name);
+		pr_info_ratelimited("%s: release waits for the receive path\n",
+				    ch->sess_name);
 	srpt_drop_waiting_ius(ch);
 	srpt_fail_rw_waiters(ch);
 	srpt_ch_forget_acl(ch);
@@ -2506,7 +2515,8 @@ static void srpt_release_channel_work(struct work_struct *w)
 	srpt_free_ch_rings(ch);
 	srpt_wait_rtu(ch);
 	srpt_destroy_cm_id(ch);
-	pr_info("%s: channel released\n", ch->sess_name);
+	if (ch->close_logged)
+		pr_info("%s: channel released\n", ch->sess_name);
 	srpt_nexus_del_ch(ch);
 	kref_put(&ch->kref, srpt_free_ch);
 	if (stpg)
@@ -4562,8 +4572,8 @@ static void srpt_wc_error(struct srpt_rdma_ch *ch, struct ib_wc *wc,
 			  const char *what)
 {
 	if (wc->status != IB_WC_WR_FLUSH_ERR)
-		pr_info("%s: %s failed: %s\n", ch->sess_name, what,
-			ib_wc_status_msg(wc->status));
+		pr_info_ratelimited("%s: %s failed: %s\n", ch->sess_name,
+				    what, ib_wc_status_msg(wc->status));
 	srpt_close_ch(ch, "a work request failed");
 }
 
@@ -4838,8 +4848,8 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 	int attr;
 
 	if (len < offsetof(struct srp_cmd, tag) + sizeof(srp_cmd->tag)) {
-		pr_warn("%s: SRP_CMD of %u bytes dropped\n", ch->sess_name,
-			len);
+		pr_warn_ratelimited("%s: SRP_CMD of %u bytes dropped\n",
+				    ch->sess_name, len);
 		srpt_put_send_ioctx(send_ioctx);
 		srpt_recycle_recv(ch, recv_ioctx, true);
 		return;
@@ -5494,8 +5504,8 @@ static void srpt_prepare_data_in(struct srpt_rdma_ch *ch,
 	ret = srpt_init_rw_ctxs(ch, ioctx, cmd->data_length);
 	if (!ret)
 		return;
-	pr_warn("%s: tag %#llx: no RDMA transfer for %u bytes (%d)\n",
-		ch->sess_name, ioctx->tag, cmd->data_length, ret);
+	pr_warn_ratelimited("%s: tag %#llx: no RDMA transfer for %u bytes (%d)\n",
+			    ch->sess_name, ioctx->tag, cmd->data_length, ret);
 	ioctx->status_only = true;
 	cmd->se_cmd_flags &= ~(SCF_UNDERFLOW_BIT | SCF_OVERFLOW_BIT);
 	cmd->residual_count = 0;

@@ -475,6 +475,8 @@ struct srpt_ch_stats {
  * @rtu_pending: the login response is out and the connection manager has
  *	reported neither the RTU nor the end of the connection; protected
  *	by @recv_lock (see srpt_wait_rtu())
+ * @close_logged: srpt_close_ch() logged the close (within the rate limit
+ *	srpt_ch_log_rs), so the release is logged too
  * @login_busy: true while srpt_cm_req_recv() answers the channel's login,
  *	protected by @recv_lock; srpt_close_ch() then only records
  *	@close_why
@@ -530,6 +532,7 @@ struct srpt_rdma_ch {
 	bool processing_wait_list;
 	bool rtu_busy;
 	bool rtu_pending;
+	bool close_logged;
 	bool login_busy;
 	const char *close_why;
 	bool wait_list_kick;
