@@ -2722,10 +2722,30 @@ static u32 srpt_cm_req_check(struct srpt_device *sdev, u32 port_num,
 /* Connection management: nexus, session and limits ---------------------- */
 
 /**
+ * srpt_nexus_is() - whether a nexus has these port IDs and this ACL
+ * @nexus: the nexus
+ * @i_port_id: initiator port ID
+ * @t_port_id: target port ID
+ * @acl: TPG and ACL
+ *
+ * Return: true when @nexus is the I_T nexus of logins with these port IDs
+ * admitted by @acl.
+ */
+static bool srpt_nexus_is(const struct srpt_nexus *nexus,
+			  const u8 i_port_id[16], const u8 t_port_id[16],
+			  const struct srpt_acl_key *acl)
+{
+	return !memcmp(nexus->i_port_id, i_port_id, 16) &&
+		!memcmp(nexus->t_port_id, t_port_id, 16) &&
+		nexus->acl.stpg == acl->stpg &&
+		!strcmp(nexus->acl.name, acl->name);
+}
+
+/**
  * srpt_get_nexus() - find or add the I_T nexus of a login
  * @sport: port the login arrived on
- * @spare: a new, empty nexus with the login's port IDs; added to the port
- *	when the port has no nexus with them yet, else freed
+ * @spare: a new, empty nexus with the login's port IDs and ACL; added to
+ *	the port when the port has no such nexus yet, else freed
  *
  * Must be called with sport->mutex held.
  *
@@ -2738,8 +2758,8 @@ static struct srpt_nexus *srpt_get_nexus(struct srpt_port *sport,
 
 	lockdep_assert_held(&sport->mutex);
 	list_for_each_entry(nexus, &sport->nexus_list, entry) {
-		if (!memcmp(nexus->i_port_id, spare->i_port_id, 16) &&
-		    !memcmp(nexus->t_port_id, spare->t_port_id, 16)) {
+		if (srpt_nexus_is(nexus, spare->i_port_id, spare->t_port_id,
+				  &spare->acl)) {
 			kfree(spare);
 			return nexus;
 		}
@@ -2835,10 +2855,29 @@ static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16])
 }
 
 /**
- * srpt_login_has_acl() - whether a login would find an ACL
+ * srpt_tpg_acl_named() - whether a TPG has an ACL of a name, and note it
+ * @stpg: the TPG
+ * @name: the initiator name
+ * @acl: set to @stpg and @name when the ACL exists
+ *
+ * Return: true when @stpg has an ACL named @name.
+ */
+static bool srpt_tpg_acl_named(struct srpt_tpg *stpg, const char *name,
+			       struct srpt_acl_key *acl)
+{
+	if (!target_tpg_has_node_acl(&stpg->tpg, name))
+		return false;
+	acl->stpg = stpg;
+	strscpy(acl->name, name, sizeof(acl->name));
+	return true;
+}
+
+/**
+ * srpt_login_has_acl() - whether a login would find an ACL, and which
  * @sport: port the login arrived on
  * @src_addr: the connection's initiator name (GUID form or IP address)
  * @i_port_id: initiator port ID from the login request
+ * @acl: set to the TPG and ACL that would admit the login
  *
  * The same search as srpt_setup_session(), without creating a session, so
  * that a login nobody allowed is refused before its channel's rings (about
@@ -2848,7 +2887,8 @@ static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16])
  * Return: true when some enabled TPG of the port has an ACL for it.
  */
 static bool srpt_login_has_acl(struct srpt_port *sport, const char *src_addr,
-			       const u8 i_port_id[16])
+			       const u8 i_port_id[16],
+			       struct srpt_acl_key *acl)
 {
 	struct srpt_port_id *ids[] = { sport->guid_id, sport->gid_id };
 	char hex[2 + 32 + 1];
@@ -2864,10 +2904,10 @@ static bool srpt_login_has_acl(struct srpt_port *sport, const char *src_addr,
 		list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
 			if (!stpg->enabled)
 				continue;
-			found = target_tpg_has_node_acl(&stpg->tpg, src_addr) ||
+			found = srpt_tpg_acl_named(stpg, src_addr, acl) ||
 				(ids[i]->gid_form &&
-				 (target_tpg_has_node_acl(&stpg->tpg, hex) ||
-				  target_tpg_has_node_acl(&stpg->tpg, hex + 2)));
+				 (srpt_tpg_acl_named(stpg, hex, acl) ||
+				  srpt_tpg_acl_named(stpg, hex + 2, acl)));
 			if (found)
 				break;
 		}
@@ -2880,6 +2920,7 @@ static bool srpt_login_has_acl(struct srpt_port *sport, const char *src_addr,
  * srpt_count_login_chs() - count the channels that a login's limits look at
  * @sport: port the login arrived on
  * @req: the login request
+ * @acl: the TPG and ACL that admit the login
  * @src_addr: the connection's name: IP address (RDMA/CM) or GUID form
  *	(IB/CM), as stored in srpt_rdma_ch.peer
  * @n: the counts
@@ -2892,6 +2933,7 @@ static bool srpt_login_has_acl(struct srpt_port *sport, const char *src_addr,
  */
 static void srpt_count_login_chs(struct srpt_port *sport,
 				 const struct srp_login_req *req,
+				 const struct srpt_acl_key *acl,
 				 const char *src_addr, struct srpt_login_chs *n)
 {
 	struct srpt_nexus *nexus;
@@ -2901,8 +2943,8 @@ static void srpt_count_login_chs(struct srpt_port *sport,
 	memset(n, 0, sizeof(*n));
 	mutex_lock(&sport->mutex);
 	list_for_each_entry(nexus, &sport->nexus_list, entry) {
-		mine = !memcmp(nexus->i_port_id, req->initiator_port_id, 16) &&
-		       !memcmp(nexus->t_port_id, req->target_port_id, 16);
+		mine = srpt_nexus_is(nexus, req->initiator_port_id,
+				     req->target_port_id, acl);
 		list_for_each_entry(ch, &nexus->ch_list, list) {
 			peer = !strcmp(ch->peer, src_addr);
 			n->peer_all += peer;
@@ -2951,6 +2993,7 @@ static enum srpt_ch_limit srpt_login_ch_limit(bool single,
  * srpt_login_over_limit() - whether a login would exceed a channel limit
  * @sport: port the login arrived on
  * @req: the login request
+ * @acl: the TPG and ACL that admit the login
  * @src_addr: the connection's name: IP address (RDMA/CM) or GUID form (IB/CM)
  * @why: buffer for the reason in words, for the kernel log
  * @len: size of @why
@@ -2965,13 +3008,14 @@ static enum srpt_ch_limit srpt_login_ch_limit(bool single,
  */
 static bool srpt_login_over_limit(struct srpt_port *sport,
 				  const struct srp_login_req *req,
+				  const struct srpt_acl_key *acl,
 				  const char *src_addr, char *why, size_t len)
 {
 	bool single = (req->req_flags & 3) == SRP_MULTICHAN_SINGLE;
 	struct srpt_login_chs n;
 
 	lockdep_assert_held(&srpt_dev_mutex);
-	srpt_count_login_chs(sport, req, src_addr, &n);
+	srpt_count_login_chs(sport, req, acl, src_addr, &n);
 	switch (srpt_login_ch_limit(single, &n)) {
 	case SRPT_CH_LIMIT_NEXUS:
 		snprintf(why, len, "the I_T nexus has %d channels already",
@@ -3010,6 +3054,9 @@ static int srpt_join_nexus(struct srpt_rdma_ch *ch,
 	struct srpt_rdma_ch *other;
 	int flags = SRP_LOGIN_RSP_MULTICHAN_MAINTAINED;
 
+	spare->acl.stpg = container_of(ch->sess->se_tpg, struct srpt_tpg, tpg);
+	strscpy(spare->acl.name, ch->sess->se_node_acl->initiatorname,
+		sizeof(spare->acl.name));
 	mutex_lock(&sport->mutex);
 	nexus = srpt_get_nexus(sport, spare);
 	if ((req->req_flags & 3) == SRP_MULTICHAN_SINGLE) {
@@ -3158,6 +3205,7 @@ static u32 srpt_cm_req_validate(struct srpt_device *sdev, u32 port_num,
 				const struct srp_login_req *req,
 				const char *src_addr)
 {
+	struct srpt_acl_key acl;
 	struct srpt_port *sport;
 	char why[96];
 	u32 reason;
@@ -3166,13 +3214,15 @@ static u32 srpt_cm_req_validate(struct srpt_device *sdev, u32 port_num,
 	if (reason)
 		return reason;
 	sport = srpt_login_port(sdev, port_num);
-	if (!srpt_login_has_acl(sport, src_addr, req->initiator_port_id)) {
+	if (!srpt_login_has_acl(sport, src_addr, req->initiator_port_id,
+				&acl)) {
 		snprintf(why, sizeof(why), "no ACL for it on port %s",
 			 sport->guid_name);
 		srpt_log_rej(sdev, port_num, req, src_addr, why);
 		return SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
 	}
-	if (srpt_login_over_limit(sport, req, src_addr, why, sizeof(why))) {
+	if (srpt_login_over_limit(sport, req, &acl, src_addr, why,
+				  sizeof(why))) {
 		srpt_log_rej(sdev, port_num, req, src_addr, why);
 		return SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
 	}
@@ -4744,7 +4794,7 @@ static bool srpt_cdb_dir_conflict(const u8 *cdb, enum dma_data_direction dir)
  * LIO names every registrant of a persistent reservation with an SRP
  * TransportID that it decodes from the hex digits of the nexus's ACL name
  * (srp_get_pr_transport_id()). A nexus whose ACL is named by an IP address
- * or a GUID, as every demo-mode nexus is, has none: READ FULL STATUS would
+ * or a GUID has none: READ FULL STATUS would
  * end its list at that registrant, hiding it and all registrants after it,
  * and all initiator ports that log in from that address would share one
  * registration, so a reservation would not fence them from each other.

@@ -227,6 +227,8 @@ enum {
 	SRPT_DEF_SQ_SIZE		= 4096,
 	SRPT_MAX_SQ_SIZE		= 65535,
 	SRPT_RDMA_READ_DEPTH		= 16,	/* responder resources offered */
+	/* ACL names: "0x" + 32 hex digits, an IPv6 address, a GUID form. */
+	SRPT_ACL_NAME_LEN		= 48,
 	SRPT_MAX_SEND_SGE		= 16,
 	SRPT_SQ_WR_PER_CREDIT		= 4,	/* send-queue slots per credit */
 	SRPT_KEEP_PAGES			= 2,	/* data buffer kept per context */
@@ -582,11 +584,27 @@ enum srpt_ch_limit {
 };
 
 /**
+ * struct srpt_acl_key - the TPG and ACL a login is admitted under
+ * @stpg: the TPG, only compared, never dereferenced
+ * @name: the name of the ACL that matched
+ *
+ * The initiator port ID of a login is whatever the initiator sends, so an
+ * I_T nexus is also told apart by the ACL that admitted it: a login cannot
+ * close, or count against, the channels another ACL admitted.
+ */
+struct srpt_acl_key {
+	const struct srpt_tpg *stpg;
+	char name[SRPT_ACL_NAME_LEN];
+};
+
+/**
  * struct srpt_nexus - I_T nexus: the channels of one initiator/target pair
+ *	under one ACL
  * @entry: entry in the port's nexus list
  * @ch_list: channels
  * @i_port_id: initiator port ID
  * @t_port_id: target port ID
+ * @acl: the TPG and ACL of its channels
  * @id: session number shown in the ACL's info attribute
  * @next_cid: number of the next channel that joins
  */
@@ -595,6 +613,7 @@ struct srpt_nexus {
 	struct list_head ch_list;
 	u8 i_port_id[16];
 	u8 t_port_id[16];
+	struct srpt_acl_key acl;
 	u32 id;
 	u32 next_cid;
 };
