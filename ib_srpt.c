@@ -1556,13 +1556,54 @@ static void srpt_srq_event(struct ib_event *event, void *ctx)
 }
 
 /**
- * srpt_ch_qp_move() - move an IB/CM channel's queue pair to a new state
+ * srpt_ch_moves_qp() - whether the driver moves the channel's QP itself
  * @ch: SRPT RDMA channel
+ *
+ * Always for IB/CM. For RDMA/CM on InfiniBand and RoCE too, so that the
+ * retry limits the initiator asked for are clamped (srpt_clamp_rts_attr());
+ * on iWARP RDMA/CM moves the QP, and TCP does the retrying.
+ *
+ * Return: true when srpt_ch_qp_move() moves the QP to RTR and RTS.
+ */
+static bool srpt_ch_moves_qp(const struct srpt_rdma_ch *ch)
+{
+	return !ch->using_rdma_cm ||
+		rdma_cap_ib_cm(ch->sport->sdev->device, ch->sport->port);
+}
+
+/**
+ * srpt_clamp_rts_attr() - bound the send retries the initiator asked for
+ * @attr: RTS attributes from the connection manager
+ * @mask: their mask
+ *
+ * The RNR retry count, retry count and local ACK timeout of the target's
+ * QP come from the initiator's connection request (IBA 12.7.32 to 12.7.38).
+ * An RNR retry count of 7 retries for ever and a timeout of 0 waits for
+ * ever: a peer that asks for that and then posts no receives would keep
+ * every command whose response cannot be sent, its data buffer and its
+ * send-queue slots. The RNR retry count is limited to
+ * %SRPT_MAX_RNR_RETRY and the timeout to %SRPT_MAX_ACK_TIMEOUT, so that
+ * such a send fails and the channel closes; the retry count is three bits
+ * and always finite.
+ */
+static void srpt_clamp_rts_attr(struct ib_qp_attr *attr, int mask)
+{
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > SRPT_MAX_RNR_RETRY)
+		attr->rnr_retry = SRPT_MAX_RNR_RETRY;
+	if ((mask & IB_QP_TIMEOUT) &&
+	    (attr->timeout == 0 || attr->timeout > SRPT_MAX_ACK_TIMEOUT))
+		attr->timeout = SRPT_MAX_ACK_TIMEOUT;
+}
+
+/**
+ * srpt_ch_qp_move() - move a channel's queue pair to a new state
+ * @ch: SRPT RDMA channel for which srpt_ch_moves_qp() holds
  * @qp: its queue pair
  * @state: IB_QPS_INIT, IB_QPS_RTR or IB_QPS_RTS
  *
- * IB/CM chooses the attributes for @state from the connection; the RDMA
- * READ depths it negotiated are limited to what this device supports.
+ * The connection manager chooses the attributes for @state from the
+ * connection; the RDMA READ depths it negotiated are limited to what this
+ * device supports, and the retry limits by srpt_clamp_rts_attr().
  *
  * Return: 0 or a negative error code.
  */
@@ -1573,7 +1614,10 @@ static int srpt_ch_qp_move(struct srpt_rdma_ch *ch, struct ib_qp *qp,
 	const struct ib_device_attr *dev;
 	int mask, ret;
 
-	ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
+	if (ch->using_rdma_cm)
+		ret = rdma_init_qp_attr(ch->rdma_cm_id, &attr, &mask);
+	else
+		ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
 	if (ret)
 		return ret;
 	switch (state) {
@@ -1589,6 +1633,7 @@ static int srpt_ch_qp_move(struct srpt_rdma_ch *ch, struct ib_qp *qp,
 		dev = &ch->sport->sdev->device->attrs;
 		attr.max_rd_atomic = min_t(int, attr.max_rd_atomic,
 					   dev->max_qp_init_rd_atom);
+		srpt_clamp_rts_attr(&attr, mask);
 		break;
 	default:
 		break;
@@ -1731,7 +1776,7 @@ static void srpt_destroy_qp(struct srpt_rdma_ch *ch)
 {
 	if (!ch->qp)
 		return;
-	if (ch->using_rdma_cm)
+	if (ch->using_rdma_cm && ch->rdma_cm_id->qp == ch->qp)
 		rdma_destroy_qp(ch->rdma_cm_id);
 	else
 		ib_destroy_qp(ch->qp);
@@ -1770,7 +1815,7 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
 	else
 		init.cap.max_recv_wr = ch->rq_size;
 
-	if (ch->using_rdma_cm) {
+	if (!srpt_ch_moves_qp(ch)) {
 		ret = rdma_create_qp(ch->rdma_cm_id, sdev->pd, &init);
 		ch->qp = ret ? NULL : ch->rdma_cm_id->qp;
 	} else {
@@ -1820,7 +1865,7 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 			return ret;
 		ch->sq_size /= 2;
 	}
-	if (!ch->using_rdma_cm) {
+	if (srpt_ch_moves_qp(ch)) {
 		ret = srpt_init_ch_qp(ch, ch->qp);
 		if (ret)
 			goto err;
@@ -3137,6 +3182,44 @@ static void srpt_send_rej(struct ib_cm_id *ib_cm_id,
 }
 
 /**
+ * srpt_rdma_cm_accept() - accept an RDMA/CM connection with the login response
+ * @ch: SRPT RDMA channel
+ * @rsp: the login response
+ * @res: RDMA READs we answer at once, limited by the device
+ * @depth: RDMA READs we issue at once, limited by the device
+ *
+ * Where the driver moves the QP (srpt_ch_moves_qp()) it does so here, to RTR
+ * and RTS as RDMA/CM would before sending the REP, and hands RDMA/CM the QP
+ * number only.
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_rdma_cm_accept(struct srpt_rdma_ch *ch,
+			       struct srp_login_rsp *rsp, u8 res, u8 depth)
+{
+	struct rdma_conn_param param = {
+		.private_data = rsp,
+		.private_data_len = sizeof(*rsp),
+		.responder_resources = res,
+		.initiator_depth = depth,
+		.flow_control = 1,
+		.rnr_retry_count = 7,
+	};
+	int ret;
+
+	if (srpt_ch_moves_qp(ch)) {
+		ret = srpt_ch_qp_rtr(ch, ch->qp);
+		if (!ret)
+			ret = srpt_ch_qp_rts(ch, ch->qp);
+		if (ret)
+			return ret;
+		param.qp_num = ch->qp->qp_num;
+		param.srq = ch->use_srq;
+	}
+	return rdma_accept(ch->rdma_cm_id, &param);
+}
+
+/**
  * srpt_send_login_rsp() - accept the connection with the login response
  * @ch: the new channel
  * @rsp: the login response
@@ -3157,18 +3240,8 @@ static int srpt_send_login_rsp(struct srpt_rdma_ch *ch,
 	u8 res = min_t(int, resp_res, attrs->max_qp_rd_atom);
 	int ret;
 
-	if (ch->using_rdma_cm) {
-		struct rdma_conn_param param = {
-			.private_data = rsp,
-			.private_data_len = sizeof(*rsp),
-			.responder_resources = res,
-			.initiator_depth = depth,
-			.flow_control = 1,
-			.rnr_retry_count = 7,
-		};
-
-		return rdma_accept(ch->rdma_cm_id, &param);
-	}
+	if (ch->using_rdma_cm)
+		return srpt_rdma_cm_accept(ch, rsp, res, depth);
 
 	ret = srpt_ch_qp_rtr(ch, ch->qp);
 	if (ret)

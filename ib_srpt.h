@@ -229,6 +229,13 @@ enum {
 	SRPT_RDMA_READ_DEPTH		= 16,	/* responder resources offered */
 	/* ACL names: "0x" + 32 hex digits, an IPv6 address, a GUID form. */
 	SRPT_ACL_NAME_LEN		= 48,
+	/*
+	 * Send retries of a channel's QP, whatever the initiator asked for:
+	 * 7 RNR retries means for ever; ACK timeout 4.096 us * 2^20, about
+	 * 4.3 s per try (0 means for ever).
+	 */
+	SRPT_MAX_RNR_RETRY		= 6,
+	SRPT_MAX_ACK_TIMEOUT		= 20,
 	SRPT_MAX_SEND_SGE		= 16,
 	SRPT_SQ_WR_PER_CREDIT		= 4,	/* send-queue slots per credit */
 	SRPT_KEEP_PAGES			= 2,	/* data buffer kept per context */
