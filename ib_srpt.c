@@ -1560,7 +1560,7 @@ static void srpt_srq_event(struct ib_event *event, void *ctx)
  * @ch: SRPT RDMA channel
  *
  * Always for IB/CM. For RDMA/CM on InfiniBand and RoCE too, so that the
- * retry limits the initiator asked for are clamped (srpt_clamp_rts_attr());
+ * retry limits the initiator asked for are clamped (srpt_clamp_qp_attr());
  * on iWARP RDMA/CM moves the QP, and TCP does the retrying.
  *
  * Return: true when srpt_ch_qp_move() moves the QP to RTR and RTS.
@@ -1572,9 +1572,9 @@ static bool srpt_ch_moves_qp(const struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_clamp_rts_attr() - bound the send retries the initiator asked for
- * @attr: RTS attributes from the connection manager
- * @mask: their mask
+ * srpt_clamp_qp_attr() - bound the send retries the initiator asked for
+ * @attr: RTR or RTS attributes from the connection manager
+ * @mask: their mask, updated
  *
  * The RNR retry count, retry count and local ACK timeout of the target's
  * QP come from the initiator's connection request (IBA 12.7.32 to 12.7.38).
@@ -1584,13 +1584,16 @@ static bool srpt_ch_moves_qp(const struct srpt_rdma_ch *ch)
  * send-queue slots. The RNR retry count is limited to
  * %SRPT_MAX_RNR_RETRY and the timeout to %SRPT_MAX_ACK_TIMEOUT, so that
  * such a send fails and the channel closes; the retry count is three bits
- * and always finite.
+ * and always finite. The connection manager would also load an alternate
+ * path from the request, with a timeout of its own, and arm migration to
+ * it; the login response accepts no failover, so neither is set.
  */
-static void srpt_clamp_rts_attr(struct ib_qp_attr *attr, int mask)
+static void srpt_clamp_qp_attr(struct ib_qp_attr *attr, int *mask)
 {
-	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > SRPT_MAX_RNR_RETRY)
+	*mask &= ~(IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE);
+	if ((*mask & IB_QP_RNR_RETRY) && attr->rnr_retry > SRPT_MAX_RNR_RETRY)
 		attr->rnr_retry = SRPT_MAX_RNR_RETRY;
-	if ((mask & IB_QP_TIMEOUT) &&
+	if ((*mask & IB_QP_TIMEOUT) &&
 	    (attr->timeout == 0 || attr->timeout > SRPT_MAX_ACK_TIMEOUT))
 		attr->timeout = SRPT_MAX_ACK_TIMEOUT;
 }
@@ -1603,7 +1606,7 @@ static void srpt_clamp_rts_attr(struct ib_qp_attr *attr, int mask)
  *
  * The connection manager chooses the attributes for @state from the
  * connection; the RDMA READ depths it negotiated are limited to what this
- * device supports, and the retry limits by srpt_clamp_rts_attr().
+ * device supports, and the retry limits by srpt_clamp_qp_attr().
  *
  * Return: 0 or a negative error code.
  */
@@ -1620,6 +1623,7 @@ static int srpt_ch_qp_move(struct srpt_rdma_ch *ch, struct ib_qp *qp,
 		ret = ib_cm_init_qp_attr(ch->ib_cm_id, &attr, &mask);
 	if (ret)
 		return ret;
+	srpt_clamp_qp_attr(&attr, &mask);
 	switch (state) {
 	case IB_QPS_INIT:
 		attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE;
@@ -1633,7 +1637,6 @@ static int srpt_ch_qp_move(struct srpt_rdma_ch *ch, struct ib_qp *qp,
 		dev = &ch->sport->sdev->device->attrs;
 		attr.max_rd_atomic = min_t(int, attr.max_rd_atomic,
 					   dev->max_qp_init_rd_atom);
-		srpt_clamp_rts_attr(&attr, mask);
 		break;
 	default:
 		break;
@@ -3211,8 +3214,12 @@ static int srpt_rdma_cm_accept(struct srpt_rdma_ch *ch,
 		ret = srpt_ch_qp_rtr(ch, ch->qp);
 		if (!ret)
 			ret = srpt_ch_qp_rts(ch, ch->qp);
-		if (ret)
+		if (ret) {
+			/* As rdma_accept() does when it fails. */
+			rdma_reject(ch->rdma_cm_id, NULL, 0,
+				    IB_CM_REJ_CONSUMER_DEFINED);
 			return ret;
+		}
 		param.qp_num = ch->qp->qp_num;
 		param.srq = ch->use_srq;
 	}
@@ -3580,8 +3587,8 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	if (!ch->using_rdma_cm) {
 		ret = srpt_ch_qp_rts(ch, ch->qp);
 		if (ret) {
-			pr_err("%s: moving the QP to RTS failed (%d)\n",
-			       ch->sess_name, ret);
+			pr_err_ratelimited("%s: moving the QP to RTS failed (%d)\n",
+					   ch->sess_name, ret);
 			srpt_close_ch(ch, "the QP could not be made ready");
 			goto out;
 		}

@@ -5166,41 +5166,50 @@ static void srpt_test_rdma_cm_req_rejected(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rejected(test), 1);
 }
 
-/* ---- srpt_clamp_rts_attr(): retry limits from the initiator ---- */
+/* ---- srpt_clamp_qp_attr(): retry limits from the initiator ---- */
 
 /*
  * RNR retry 7 (for ever) becomes 6 and ACK timeout 0 (for ever) or above 20
  * becomes 20; finite values below the limits, the retry count and fields
- * outside the mask stay as they are.
+ * outside the mask stay as they are; an alternate path and path migration
+ * are dropped from the mask.
  */
-static void srpt_test_clamp_rts_attr(struct kunit *test)
+static void srpt_test_clamp_qp_attr(struct kunit *test)
 {
 	const int all = IB_QP_RNR_RETRY | IB_QP_TIMEOUT | IB_QP_RETRY_CNT;
 	struct ib_qp_attr a = { .rnr_retry = 7, .timeout = 0, .retry_cnt = 7 };
+	int mask = all;
 
-	srpt_clamp_rts_attr(&a, all);
+	srpt_clamp_qp_attr(&a, &mask);
 	KUNIT_EXPECT_EQ(test, a.rnr_retry, 6);
 	KUNIT_EXPECT_EQ(test, a.timeout, 20);
 	KUNIT_EXPECT_EQ(test, a.retry_cnt, 7);
+	KUNIT_EXPECT_EQ(test, mask, all);
 
 	a = (struct ib_qp_attr){ .rnr_retry = 5, .timeout = 31 };
-	srpt_clamp_rts_attr(&a, all);
+	srpt_clamp_qp_attr(&a, &mask);
 	KUNIT_EXPECT_EQ(test, a.rnr_retry, 5);
 	KUNIT_EXPECT_EQ(test, a.timeout, 20);
 
 	a = (struct ib_qp_attr){ .rnr_retry = 6, .timeout = 14 };
-	srpt_clamp_rts_attr(&a, all);
+	srpt_clamp_qp_attr(&a, &mask);
 	KUNIT_EXPECT_EQ(test, a.rnr_retry, 6);
 	KUNIT_EXPECT_EQ(test, a.timeout, 14);
 
 	a = (struct ib_qp_attr){ .rnr_retry = 7, .timeout = 0 };
-	srpt_clamp_rts_attr(&a, IB_QP_STATE);
+	mask = IB_QP_STATE;
+	srpt_clamp_qp_attr(&a, &mask);
 	KUNIT_EXPECT_EQ(test, a.rnr_retry, 7);
 	KUNIT_EXPECT_EQ(test, a.timeout, 0);
+
+	a = (struct ib_qp_attr){ .alt_timeout = 31 };
+	mask = IB_QP_STATE | IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE;
+	srpt_clamp_qp_attr(&a, &mask);
+	KUNIT_EXPECT_EQ(test, mask, IB_QP_STATE);
 }
 
 static struct kunit_case srpt_cm_test_cases[] = {
-	KUNIT_CASE(srpt_test_clamp_rts_attr),
+	KUNIT_CASE(srpt_test_clamp_qp_attr),
 	KUNIT_CASE_PARAM(srpt_test_rdma_cm_src_name, src_name_gen_params),
 	KUNIT_CASE_PARAM(srpt_test_rdma_cm_login_req, pd_gen_params),
 	KUNIT_CASE(srpt_test_rdma_cm_login_req_accepted),
