@@ -6869,7 +6869,8 @@ static struct configfs_attribute *srpt_da_attrs[] = {
  * InfiniBand port, then one RDMA/CM line per address of the port's network
  * device while the RDMA/CM listener runs. Loopback and link-local addresses
  * are left out: another host cannot reach the first, and the second needs
- * the initiator's own scope ID.
+ * the initiator's own scope ID; so are IPv6 addresses that are not usable
+ * yet (tentative) or at all (duplicate).
  */
 
 /**
@@ -6885,10 +6886,11 @@ static void srpt_login_info_ib(struct srpt_show *s, struct srpt_port *sport,
 	union ib_gid gid;
 	u16 pkey;
 
-	if (!rdma_protocol_ib(device, sport->port) || !sport->sdev->cm_id)
+	if (!rdma_protocol_ib(device, sport->port) ||
+	    !READ_ONCE(sport->sdev->cm_id))
 		return;
 	if (rdma_query_gid(device, sport->port, 0, &gid) ||
-	    ib_query_pkey(device, sport->port, 0, &pkey))
+	    ib_get_cached_pkey(device, sport->port, 0, &pkey))
 		return;
 	srpt_show_add(s, "id_ext=%016llx,ioc_guid=%016llx,", guid, guid);
 	srpt_show_add(s, "dgid=%16phN,pkey=%04x,service_id=%016llx\n",
@@ -6964,8 +6966,9 @@ static void srpt_login_info_ipv6(struct srpt_show *s, struct net_device *ndev,
 		return;
 	read_lock_bh(&idev->lock);
 	list_for_each_entry(ifp, &idev->addr_list, if_list) {
-		if (ipv6_addr_type(&ifp->addr) &
-		    (IPV6_ADDR_LOOPBACK | IPV6_ADDR_LINKLOCAL))
+		if ((ipv6_addr_type(&ifp->addr) &
+		     (IPV6_ADDR_LOOPBACK | IPV6_ADDR_LINKLOCAL)) ||
+		    (ifp->flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED)))
 			continue;
 		sin6.sin6_addr = ifp->addr;
 		srpt_login_info_addr(s, (struct sockaddr *)&sin6, guid);
