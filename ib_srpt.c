@@ -2861,44 +2861,84 @@ static bool srpt_try_session(struct srpt_rdma_ch *ch,
 }
 
 /**
+ * srpt_find_acl() - search the ACLs of a port for a login
+ * @sport: port the login arrived on
+ * @src_addr: the connection's initiator name (GUID form or IP address)
+ * @i_port_id: initiator port ID from the login request
+ * @try: called for a TPG and a name until it returns true
+ * @arg: passed to @try
+ *
+ * The enabled TPGs of both WWNs of the port are searched, first for an ACL
+ * named by @src_addr, then, under WWNs in GID form, for one named by the
+ * initiator port ID as "0x" + 32 hex digits or as 32 hex digits. The port
+ * ID is whatever the initiator sends, so an ACL of the connection's own
+ * name wins: a host with an ACL of its own cannot get another host's
+ * port-ID ACL, and its nexus, by sending that host's port ID.
+ *
+ * Return: true when @try returned true.
+ */
+static bool srpt_find_acl(struct srpt_port *sport, const char *src_addr,
+			  const u8 i_port_id[16],
+			  bool (*try)(struct srpt_tpg *stpg, const char *name,
+				      void *arg),
+			  void *arg)
+{
+	struct srpt_port_id *ids[] = { sport->guid_id, sport->gid_id };
+	char hex[2 + 32 + 1];
+	struct srpt_tpg *stpg;
+	bool found = false;
+	int pass, i;
+
+	snprintf(hex, sizeof(hex), "0x%16phN", i_port_id);
+	for (pass = 0; pass < 2 && !found; pass++) {
+		for (i = 0; i < ARRAY_SIZE(ids) && !found; i++) {
+			if (!ids[i] || (pass == 1 && !ids[i]->gid_form))
+				continue;
+			mutex_lock(&ids[i]->mutex);
+			list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
+				if (!stpg->enabled)
+					continue;
+				found = pass == 0 ? try(stpg, src_addr, arg) :
+					try(stpg, hex, arg) ||
+					try(stpg, hex + 2, arg);
+				if (found)
+					break;
+			}
+			mutex_unlock(&ids[i]->mutex);
+		}
+	}
+	return found;
+}
+
+/**
+ * srpt_try_session_cb() - srpt_find_acl() callback of srpt_setup_session()
+ * @stpg: TPG
+ * @name: initiator name
+ * @arg: the channel
+ *
+ * Return: true when the session is set up.
+ */
+static bool srpt_try_session_cb(struct srpt_tpg *stpg, const char *name,
+				void *arg)
+{
+	return srpt_try_session(arg, &stpg->tpg, name);
+}
+
+/**
  * srpt_setup_session() - find the ACL of a login and create the LIO session
  * @ch: SRPT RDMA channel
  * @i_port_id: initiator port ID from the login request
  *
- * The TPGs of both WWNs of the port are searched, enabled ones only. Each is
- * tried with the connection's name (GUID form or IP address); WWNs in GID
- * form are also tried with the initiator port ID as "0x" + 32 hex digits and
- * as 32 hex digits. The first ACL that matches wins.
+ * The first ACL that srpt_find_acl() finds wins.
  *
  * Return: 0 or -EACCES when no ACL matches.
  */
 static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16])
 {
-	struct srpt_port *sport = ch->sport;
-	struct srpt_port_id *ids[] = { sport->guid_id, sport->gid_id };
-	char hex[2 + 32 + 1];
-	struct srpt_tpg *stpg;
 	char name[40];
-	int i;
 
-	snprintf(hex, sizeof(hex), "0x%16phN", i_port_id);
 	strscpy(name, ch->sess_name, sizeof(name));
-	for (i = 0; i < ARRAY_SIZE(ids) && !ch->sess; i++) {
-		if (!ids[i])
-			continue;
-		mutex_lock(&ids[i]->mutex);
-		list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
-			if (!stpg->enabled)
-				continue;
-			if (srpt_try_session(ch, &stpg->tpg, name))
-				break;
-			if (ids[i]->gid_form &&
-			    (srpt_try_session(ch, &stpg->tpg, hex) ||
-			     srpt_try_session(ch, &stpg->tpg, hex + 2)))
-				break;
-		}
-		mutex_unlock(&ids[i]->mutex);
-	}
+	srpt_find_acl(ch->sport, name, i_port_id, srpt_try_session_cb, ch);
 	return ch->sess ? 0 : -EACCES;
 }
 
@@ -2906,13 +2946,16 @@ static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16])
  * srpt_tpg_acl_named() - whether a TPG has an ACL of a name, and note it
  * @stpg: the TPG
  * @name: the initiator name
- * @acl: set to @stpg and @name when the ACL exists
+ * @arg: the struct srpt_acl_key to set to @stpg and @name when the ACL
+ *	exists
  *
  * Return: true when @stpg has an ACL named @name.
  */
 static bool srpt_tpg_acl_named(struct srpt_tpg *stpg, const char *name,
-			       struct srpt_acl_key *acl)
+			       void *arg)
 {
+	struct srpt_acl_key *acl = arg;
+
 	if (!target_tpg_has_node_acl(&stpg->tpg, name))
 		return false;
 	acl->stpg = stpg;
@@ -2938,30 +2981,8 @@ static bool srpt_login_has_acl(struct srpt_port *sport, const char *src_addr,
 			       const u8 i_port_id[16],
 			       struct srpt_acl_key *acl)
 {
-	struct srpt_port_id *ids[] = { sport->guid_id, sport->gid_id };
-	char hex[2 + 32 + 1];
-	struct srpt_tpg *stpg;
-	bool found = false;
-	int i;
-
-	snprintf(hex, sizeof(hex), "0x%16phN", i_port_id);
-	for (i = 0; i < ARRAY_SIZE(ids) && !found; i++) {
-		if (!ids[i])
-			continue;
-		mutex_lock(&ids[i]->mutex);
-		list_for_each_entry(stpg, &ids[i]->tpg_list, entry) {
-			if (!stpg->enabled)
-				continue;
-			found = srpt_tpg_acl_named(stpg, src_addr, acl) ||
-				(ids[i]->gid_form &&
-				 (srpt_tpg_acl_named(stpg, hex, acl) ||
-				  srpt_tpg_acl_named(stpg, hex + 2, acl)));
-			if (found)
-				break;
-		}
-		mutex_unlock(&ids[i]->mutex);
-	}
-	return found;
+	return srpt_find_acl(sport, src_addr, i_port_id, srpt_tpg_acl_named,
+			     acl);
 }
 
 /**
