@@ -291,7 +291,8 @@ int conn_send(struct conn *c, const void *buf, int len, int tmo_ms, char *err, s
 		return -1;
 	}
 	for (;;) {
-		if (!c->qp || c->st != CS_EST) {
+		if (!c->qp || (c->st != CS_EST &&
+				!(c->st == CS_RTU_WAIT && c->early_rts))) {
 			snprintf(err, errlen, "c%d not connected", c->idx);
 			return -1;
 		}
@@ -419,6 +420,8 @@ static void take_login_answer(struct conn *c, const struct rdma_cm_event *e)
 			 pd ? e->param.conn.private_data_len : 0);
 }
 
+static void qp_ready(struct conn *c);
+
 static void handle_cm(struct rdma_cm_event *e)
 {
 	struct conn *c = e->id->context;
@@ -471,6 +474,8 @@ static void handle_cm(struct rdma_cm_event *e)
 		c->rtu_at = now_ms() + c->rtu_delay;
 		conn_take_answer(c, 1, e->param.conn.private_data,
 				 e->param.conn.private_data ? e->param.conn.private_data_len : 0);
+		if (c->early_rts)
+			qp_ready(c);
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 		c->cm_disc++;
@@ -507,19 +512,48 @@ static int qp_to(struct conn *c, enum ibv_qp_state state)
  * we grant responder resources, as librdmacm does with its own QPs), RTR
  * and RTS, then rdma_establish() sends the RTU; the connection is up.
  */
-static void send_rtu(struct conn *c)
+static int qp_moves(struct conn *c, const char **what)
 {
-	const char *what = "INIT";
-	int ret = qp_to(c, IBV_QPS_INIT);
+	int ret;
 
+	*what = "INIT";
+	ret = qp_to(c, IBV_QPS_INIT);
 	if (!ret) {
-		what = "RTR";
+		*what = "RTR";
 		ret = qp_to(c, IBV_QPS_RTR);
 	}
 	if (!ret) {
-		what = "RTS";
+		*what = "RTS";
 		ret = qp_to(c, IBV_QPS_RTS);
 	}
+	return ret;
+}
+
+/*
+ * qp_ready - early_rts: our QP to RTS as soon as the REP is in, so that IUs
+ * can be sent while the RTU is still held back (the target's channel is
+ * then still connecting)
+ */
+static void qp_ready(struct conn *c)
+{
+	const char *what;
+	int ret = qp_moves(c, &what);
+
+	if (ret) {
+		c->st = CS_FAIL;
+		snprintf(c->failwhy, sizeof(c->failwhy), "early RTS: %s: %s", what,
+			 strerror(ret));
+		vlog("c%d: %s", c->idx, c->failwhy);
+		return;
+	}
+	vlog("c%d: QP ready at the REP, RTU in %d ms", c->idx, c->rtu_delay);
+}
+
+static void send_rtu(struct conn *c)
+{
+	const char *what = "RTS";
+	int ret = c->early_rts ? 0 : qp_moves(c, &what);
+
 	if (!ret) {
 		what = "rdma_establish";
 		ret = rdma_establish(c->id) ? (errno ? errno : EINVAL) : 0;
@@ -601,6 +635,7 @@ static void conn_set_sizes(struct conn *c, const struct login_opts *o)
 	c->imm_off = o->login.imm_off;
 	c->next_tag = 0x1000ULL * (c->idx + 1);
 	c->rtu_delay = o->rtu_delay;
+	c->early_rts = o->early_rts;
 }
 
 /* create the CM ID and resolve the address and route (pump() moves on) */

@@ -91,6 +91,7 @@ struct login_opts {
 	uint64_t service_id;    /* the REQ's service ID: the target's service GUID */
 	/* RDMA/CM only */
 	int rtu_delay;          /* ms between the REP and our RTU (0: at once) */
+	int early_rts;          /* rtu_delay: our QP ready at the REP, IUs may go */
 };
 
 struct conn {
@@ -137,6 +138,7 @@ struct conn {
 	/* RDMA/CM: what the CM reported (the cm step) */
 	int own_qp;             /* rtu_delay: the QP is ours, not the ID's */
 	int rtu_delay;
+	int early_rts;          /* our QP moved to RTS at the REP (CS_RTU_WAIT sends) */
 	uint64_t rtu_at;        /* CS_RTU_WAIT: when to send the RTU */
 	int cm_est;             /* ESTABLISHED seen, or our RTU sent */
 	int cm_disc;            /* DISCONNECTED events */

@@ -528,6 +528,8 @@ static int login_numbers(struct rt *r, struct kvs *k, struct login_step *ls)
 	LNUM("cm_retries", o->cm_retries);
 	LNUM("sid", o->service_id);
 	LNUM("rtu_delay", o->rtu_delay);
+	if (kv_has(k, "early_rts"))
+		o->early_rts = 1;
 	LNUM("count", ls->count);
 	LNUM("tmo", ls->tmo);
 	LNUM("id_step", ls->id_step);
