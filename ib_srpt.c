@@ -225,6 +225,7 @@ static struct ib_client srpt_client;
 static const struct target_core_fabric_ops srpt_template;
 static void srpt_zerolength_write_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_release_channel_work(struct work_struct *w);
+static void srpt_connect_timeout(struct work_struct *w);
 static void srpt_fail_rw_waiters(struct srpt_rdma_ch *ch);
 static void srpt_free_kept_buf(struct srpt_send_ioctx *ioctx);
 static void srpt_process_wait_list(struct srpt_rdma_ch *ch);
@@ -2095,6 +2096,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	INIT_LIST_HEAD(&ch->cmd_wait_list);
 	INIT_LIST_HEAD(&ch->list);
 	INIT_WORK(&ch->release_work, srpt_release_channel_work);
+	INIT_DELAYED_WORK(&ch->connect_work, srpt_connect_timeout);
 	ch->state = CH_CONNECTING;
 	ch->login_busy = true;
 	strscpy(ch->sess_name, src_addr, sizeof(ch->sess_name));
@@ -2138,6 +2140,9 @@ static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_released_wq);
  * @ch: SRPT RDMA channel
  * @new: the new state
  *
+ * A channel that leaves CH_CONNECTING no longer counts its waiting IUs
+ * against the device's limit (srpt_hold_connecting_iu()).
+ *
  * Return: true if the channel was in an earlier state and now is in @new.
  */
 static bool srpt_ch_advance(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
@@ -2152,6 +2157,11 @@ static bool srpt_ch_advance(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
 		ch->state = new;
 		moved = true;
 		trace_srpt_ch_state(ch->peer, ch->cid, old, new);
+		if (old == CH_CONNECTING && ch->connecting_ius) {
+			atomic_sub(ch->connecting_ius,
+				   &ch->sport->sdev->connecting_ius);
+			ch->connecting_ius = 0;
+		}
 	}
 	spin_unlock_irqrestore(&ch->recv_lock, flags);
 	return moved;
@@ -2541,6 +2551,8 @@ static void srpt_release_channel_work(struct work_struct *w)
 	struct srpt_tpg *stpg = ch->stpg;
 	bool use_srq = ch->use_srq;
 
+	if (cancel_delayed_work_sync(&ch->connect_work))
+		kref_put(&ch->kref, srpt_free_ch);
 	/* First, so that the initiator does not wait for the backstore. */
 	srpt_rdma_cm_disconnect(ch);
 	/* A slow backstore may hold a direct submission for long. */
@@ -3423,6 +3435,38 @@ static u32 srpt_cm_req_session(struct srpt_rdma_ch *ch, u32 port_num,
 }
 
 /**
+ * srpt_connect_timeout() - close a channel that did not become live in time
+ * @w: the channel's connect_work
+ *
+ * An initiator that withholds its RTU (and sends no IU that would raise
+ * COMM_EST) keeps a channel connecting for as long as its connection
+ * request asked the REP to be resent; meanwhile the channel holds its
+ * rings and, in SRQ mode, the shared buffers of the IUs it queued.
+ */
+static void srpt_connect_timeout(struct work_struct *w)
+{
+	struct srpt_rdma_ch *ch = container_of(to_delayed_work(w),
+					       struct srpt_rdma_ch,
+					       connect_work);
+
+	if (READ_ONCE(ch->state) == CH_CONNECTING)
+		srpt_close_ch(ch, "not live 10 s after the login response");
+	kref_put(&ch->kref, srpt_free_ch);
+}
+
+/**
+ * srpt_arm_connect_timeout() - start the connect timeout of a channel
+ * @ch: a channel whose login response has been sent
+ */
+static void srpt_arm_connect_timeout(struct srpt_rdma_ch *ch)
+{
+	kref_get(&ch->kref);
+	if (!queue_delayed_work(srpt_wq, &ch->connect_work,
+				msecs_to_jiffies(SRPT_CONNECT_TIMEOUT_MS)))
+		kref_put(&ch->kref, srpt_free_ch);
+}
+
+/**
  * srpt_cm_req_accept() - connect the QP of a new channel and answer the login
  * @ch: the new channel, with its session
  * @req: the login request
@@ -3468,6 +3512,7 @@ static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
 		srpt_close_ch(ch, "the login response could not be sent");
 		return;
 	}
+	srpt_arm_connect_timeout(ch);
 	atomic64_inc(&sport->logins_accepted);
 	trace_srpt_login(dev_name(&sport->sdev->device->dev), port_num,
 			 src_addr, req->initiator_port_id, 0);
@@ -5189,6 +5234,33 @@ static struct srpt_recv_ioctx *srpt_take_waiting_iu(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_hold_connecting_iu() - count an IU a connecting SRQ channel queues
+ * @ch: RDMA channel in CH_CONNECTING and SRQ mode, @ch->recv_lock held
+ *
+ * Until the channel is live its IUs wait and keep their SRQ buffers, which
+ * every channel of the device needs. One channel may hold
+ * %SRPT_MAX_CONNECTING_IUS of them, all connecting channels of the device
+ * a quarter of the SRQ (at least %SRPT_MAX_CONNECTING_IUS).
+ *
+ * Return: true when the IU may wait, false when the channel must be closed.
+ */
+static bool srpt_hold_connecting_iu(struct srpt_rdma_ch *ch)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	int cap = max_t(int, sdev->srq_size / 4, SRPT_MAX_CONNECTING_IUS);
+
+	lockdep_assert_held(&ch->recv_lock);
+	if (ch->connecting_ius >= SRPT_MAX_CONNECTING_IUS)
+		return false;
+	if (atomic_inc_return(&sdev->connecting_ius) > cap) {
+		atomic_dec(&sdev->connecting_ius);
+		return false;
+	}
+	ch->connecting_ius++;
+	return true;
+}
+
+/**
  * srpt_process_ius() - process a new IU and the IUs that had to wait
  * @ch: RDMA channel
  * @recv_ioctx: a newly received IU, or NULL
@@ -5216,6 +5288,13 @@ static void srpt_process_ius(struct srpt_rdma_ch *ch,
 	spin_lock_irqsave(&ch->recv_lock, flags);
 	if (recv_ioctx && ch->state > CH_LIVE) {
 		spin_unlock_irqrestore(&ch->recv_lock, flags);
+		srpt_recycle_recv(ch, recv_ioctx, false);
+		return;
+	}
+	if (recv_ioctx && ch->state == CH_CONNECTING && ch->use_srq &&
+	    !srpt_hold_connecting_iu(ch)) {
+		spin_unlock_irqrestore(&ch->recv_lock, flags);
+		srpt_close_ch(ch, "too many IUs before the channel was live");
 		srpt_recycle_recv(ch, recv_ioctx, false);
 		return;
 	}
@@ -5294,6 +5373,26 @@ static void srpt_credit_violation(struct srpt_rdma_ch *ch,
 }
 
 /**
+ * srpt_handle_credit_free_iu() - handle an IU that uses no credit, at once
+ * @ch: RDMA channel, in any state
+ * @recv_ioctx: an SRP_I_LOGOUT, SRP_CRED_RSP or SRP_AER_RSP
+ *
+ * Credits bound the IUs an initiator may have waiting; these three are
+ * outside that bound, so they never wait: a connecting channel (whose
+ * RTU an initiator can withhold) would otherwise keep each one's receive
+ * buffer, in SRQ mode one every channel of the device needs.
+ */
+static void srpt_handle_credit_free_iu(struct srpt_rdma_ch *ch,
+				       struct srpt_recv_ioctx *recv_ioctx)
+{
+	const u8 *iu = recv_ioctx->ioctx.buf + recv_ioctx->ioctx.offset;
+
+	if (iu[0] == SRP_I_LOGOUT)
+		srpt_close_ch(ch, "the initiator logged out");
+	srpt_recycle_recv(ch, recv_ioctx, false);
+}
+
+/**
  * srpt_recv_done() - receive completion handler
  * @cq: completion queue
  * @wc: work completion
@@ -5303,6 +5402,8 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_rdma_ch *ch = wc->qp->qp_context;
 	struct srpt_recv_ioctx *recv_ioctx =
 		container_of(wc->wr_cqe, struct srpt_recv_ioctx, ioctx.cqe);
+	const u8 *iu;
+
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		srpt_wc_error(ch, wc, "receive");
 		if (ch->use_srq)
@@ -5315,10 +5416,12 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   recv_ioctx->ioctx.dma +
 				   recv_ioctx->ioctx.offset,
 				   wc->byte_len, DMA_FROM_DEVICE);
-	if (READ_ONCE(ch->state) <= CH_LIVE &&
-	    srpt_iu_uses_credit(recv_ioctx->ioctx.buf +
-				recv_ioctx->ioctx.offset, wc->byte_len) &&
-	    !srpt_credit_use(ch)) {
+	iu = recv_ioctx->ioctx.buf + recv_ioctx->ioctx.offset;
+	if (!srpt_iu_uses_credit(iu, wc->byte_len)) {
+		srpt_handle_credit_free_iu(ch, recv_ioctx);
+		return;
+	}
+	if (READ_ONCE(ch->state) <= CH_LIVE && !srpt_credit_use(ch)) {
 		srpt_credit_violation(ch, recv_ioctx);
 		return;
 	}
