@@ -2970,6 +2970,9 @@ static void srpt_test_show_whole_blocks(struct kunit *test)
 
 /* Channel limits of a login: the nexus's and the source address's. */
 
+/* The ACL of the test nexuses (none: all of them have the same key). */
+static const struct srpt_acl_key test_acl;
+
 /* A port with an empty nexus list, ready for srpt_count_login_chs(). */
 static struct srpt_port *test_ch_sport(struct kunit *test)
 {
@@ -3043,7 +3046,7 @@ static void srpt_test_count_login_chs(struct kunit *test)
 	test_add_chs(test, other, "192.0.2.1", CH_LIVE, 16);
 	test_add_chs(test, other, "192.0.2.1", CH_DISCONNECTED, 32);
 	test_add_chs(test, other, "192.0.2.10", CH_LIVE, 64);
-	srpt_count_login_chs(sport, req, "192.0.2.1", &n);
+	srpt_count_login_chs(sport, req, &test_acl, "192.0.2.1", &n);
 	KUNIT_EXPECT_EQ(test, n.nexus, 1 + 2 + 8);
 	KUNIT_EXPECT_EQ(test, n.nexus_peer, 1 + 2);
 	KUNIT_EXPECT_EQ(test, n.peer, 1 + 2 + 16);
@@ -3051,10 +3054,35 @@ static void srpt_test_count_login_chs(struct kunit *test)
 
 	/* Another target port ID is another nexus. */
 	req->target_port_id[0] ^= 1;
-	srpt_count_login_chs(sport, req, "192.0.2.2", &n);
+	srpt_count_login_chs(sport, req, &test_acl, "192.0.2.2", &n);
 	KUNIT_EXPECT_EQ(test, n.nexus, 0);
 	KUNIT_EXPECT_EQ(test, n.nexus_peer, 0);
 	KUNIT_EXPECT_EQ(test, n.peer, 8);
+}
+
+/*
+ * The same port IDs under another ACL, or the same ACL name in another
+ * TPG, are another nexus: its channels count for the address only.
+ */
+static void srpt_test_count_login_chs_other_acl(struct kunit *test)
+{
+	struct srpt_port *sport = test_ch_sport(test);
+	struct srp_login_req *req = login_ext(test, 1, true);
+	struct srpt_nexus *victim = test_nexus(test, sport, req);
+	struct srpt_acl_key other = { .name = "192.0.2.9" };
+	struct srpt_login_chs n;
+
+	test_add_chs(test, victim, "192.0.2.1", CH_LIVE, 3);
+	srpt_count_login_chs(sport, req, &other, "192.0.2.9", &n);
+	KUNIT_EXPECT_EQ(test, n.nexus, 0);
+	KUNIT_EXPECT_EQ(test, n.peer, 0);
+	other.name[0] = '\0';
+	other.stpg = (const struct srpt_tpg *)sport;
+	srpt_count_login_chs(sport, req, &other, "192.0.2.1", &n);
+	KUNIT_EXPECT_EQ(test, n.nexus, 0);
+	KUNIT_EXPECT_EQ(test, n.peer, 3);
+	srpt_count_login_chs(sport, req, &test_acl, "192.0.2.1", &n);
+	KUNIT_EXPECT_EQ(test, n.nexus, 3);
 }
 
 /* MULTI: the nexus limit first, then the address's; each at its number. */
@@ -3144,7 +3172,8 @@ static void srpt_test_login_over_limit_closing(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test,
 			  srpt_login_over_limit(sport,
 						login_ext(test, 0x100, false),
-						"192.0.2.1", why, sizeof(why)));
+						&test_acl, "192.0.2.1", why,
+						sizeof(why)));
 	KUNIT_EXPECT_STREQ(test, why,
 			   "its source address has 512 channels on the port, closing ones included");
 	mutex_unlock(&srpt_dev_mutex);
@@ -3169,21 +3198,23 @@ static void srpt_test_login_over_limit(struct kunit *test)
 			     "192.0.2.1", CH_LIVE, 1);
 	mutex_lock(&srpt_dev_mutex);
 	over = srpt_login_over_limit(sport, login_ext(test, 0x1000, true),
-				     "192.0.2.1", why, sizeof(why));
+				     &test_acl, "192.0.2.1", why, sizeof(why));
 	KUNIT_EXPECT_TRUE(test, over);
 	KUNIT_EXPECT_STREQ(test, why,
 			   "its source address has 256 channels on the port already");
 	over = srpt_login_over_limit(sport, login_ext(test, 0x1000, false),
-				     "192.0.2.1", why, sizeof(why));
+				     &test_acl, "192.0.2.1", why, sizeof(why));
 	KUNIT_EXPECT_TRUE(test, over);
 	KUNIT_EXPECT_FALSE(test,
 			   srpt_login_over_limit(sport,
 						 login_ext(test, 0x100, false),
-						 "192.0.2.1", why, sizeof(why)));
+						 &test_acl, "192.0.2.1", why,
+						 sizeof(why)));
 	KUNIT_EXPECT_FALSE(test,
 			   srpt_login_over_limit(sport,
 						 login_ext(test, 0x1000, true),
-						 "192.0.2.2", why, sizeof(why)));
+						 &test_acl, "192.0.2.2", why,
+						 sizeof(why)));
 	mutex_unlock(&srpt_dev_mutex);
 }
 
@@ -3230,7 +3261,11 @@ static const struct setup_case setup_cases[] = {
 	{ "0x-before-bare", ACL_AT(2, ACL_BARE) | ACL_AT(2, ACL_HEX),
 	  2, ACL_HEX },
 	{ "bare", ACL_AT(3, ACL_BARE), 3, ACL_BARE },
-	{ "tpg-before-name", ACL_AT(2, ACL_BARE) | ACL_AT(3, ACL_ADDR),
+	{ "address-before-port-id-of-earlier-tpg",
+	  ACL_AT(2, ACL_BARE) | ACL_AT(3, ACL_ADDR), 3, ACL_ADDR },
+	{ "address-in-guid-wwn-before-port-id",
+	  ACL_AT(1, ACL_ADDR) | ACL_AT(2, ACL_HEX), 1, ACL_ADDR },
+	{ "tpg-order-among-port-ids", ACL_AT(3, ACL_HEX) | ACL_AT(2, ACL_BARE),
 	  2, ACL_BARE },
 	{ "no-port-id-on-guid-wwn", ACL_AT(1, ACL_HEX) | ACL_AT(1, ACL_BARE),
 	  -1 },
@@ -3274,9 +3309,10 @@ static struct srpt_tpg *setup_tpg(struct kunit *test, struct srpt_port_id *id,
 
 /*
  * The first ACL that matches wins, looking at the TPGs of the GUID-form
- * WWN and then of the GID-form WWN, enabled ones only, in each TPG first
- * for the connection's name and then, under a GID-form WWN only, for the
- * port ID with "0x" and without. The session gets that ACL and name.
+ * WWN and then of the GID-form WWN, enabled ones only, first in all of
+ * them for the connection's name and then, under a GID-form WWN only, for
+ * the port ID with "0x" and without, TPG by TPG. The session gets that ACL
+ * and name.
  */
 static void srpt_test_setup_session_acl_order(struct kunit *test)
 {
@@ -3557,6 +3593,7 @@ static struct kunit_case srpt_login_test_cases[] = {
 	KUNIT_CASE(srpt_test_build_login_rsp),
 	KUNIT_CASE_PARAM(srpt_test_setup_session_acl_order, setup_gen_params),
 	KUNIT_CASE(srpt_test_count_login_chs),
+	KUNIT_CASE(srpt_test_count_login_chs_other_acl),
 	KUNIT_CASE(srpt_test_ch_limit_multi),
 	KUNIT_CASE(srpt_test_ch_limit_single),
 	KUNIT_CASE(srpt_test_login_over_limit),
