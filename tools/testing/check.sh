@@ -403,19 +403,32 @@ kunit() {
 	local rc=0
 	[[ -x tools/testing/kunit.sh ]] || { echo "tools/testing/kunit.sh does not exist yet"; return 77; }
 	: >"$KUNIT_SUB"
-	# In the debug kernel when it is built (no UML build), else in UML.
+	# In the debug kernel when it is wanted (no UML build), else in UML.
+	# Under CI=true a debug kernel that is wanted but missing, or that
+	# gives no result, fails the stage: a UML run in its place would pass
+	# without the debug kernel's detectors.
 	local kernel=uml
-	if want_debug_stage debug-kernel &&
-		tools/testing/debug-kernel.sh dir >/dev/null 2>&1; then
-		kernel=debug
+	if [[ -z ${KUNIT_KERNEL:-} ]] && want_debug_stage debug-kernel; then
+		if tools/testing/debug-kernel.sh dir >/dev/null 2>&1; then
+			kernel=debug
+		elif [[ ${CI:-} == true ]]; then
+			echo "FAIL (CI=true): the debug kernel is not built (see the debug-kernel stage); no KUnit run under UML in its place"
+			return 1
+		else
+			echo "the debug kernel is not built (see the debug-kernel stage): KUnit runs under UML instead (CI=true fails here)"
+		fi
 	fi
 	echo "KUnit in the ${KUNIT_KERNEL:-$kernel} kernel"
 	KUNIT_KERNEL=${KUNIT_KERNEL:-$kernel} SUBRESULTS=$KUNIT_SUB tools/testing/kunit.sh |
 		tee "$CHECK_DIR/kunit.out" || rc=$?
 	# No result at all from the debug kernel (a guest or build problem,
-	# not a failing case): UML still gives the suites a run.
+	# not a failing case): outside CI, UML still gives the suites a run.
 	if [[ -z ${KUNIT_KERNEL:-} && $kernel == debug && ! -s $KUNIT_SUB ]]; then
-		echo "no KUnit results from the debug kernel; running KUnit under UML"
+		if [[ ${CI:-} == true ]]; then
+			echo "FAIL (CI=true): no KUnit results from the debug kernel; no KUnit run under UML in its place"
+			return 1
+		fi
+		echo "no KUnit results from the debug kernel; running KUnit under UML instead (CI=true fails here)"
 		rc=0
 		KUNIT_KERNEL=uml SUBRESULTS=$KUNIT_SUB tools/testing/kunit.sh |
 			tee -a "$CHECK_DIR/kunit.out" || rc=$?
@@ -863,4 +876,8 @@ main() {
 	((fail == 0))
 }
 
+# CHECK_SH_LIB=1: define the functions only (harness-selftest.sh).
+if [[ ${CHECK_SH_LIB:-0} == 1 ]]; then
+	return 0
+fi
 main "$@"; exit
