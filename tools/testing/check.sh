@@ -268,8 +268,8 @@ shellcheck_scripts() {
 	echo "shellcheck -S warning ${files[*]}"
 	if [[ ${HOST_CHECKS_BESIDE:-0} == 1 ]]; then
 		# Beside the guest stage: one CPU is all there is to spare.
-		shellcheck -x -S warning "${files[@]}" &&
-			shellcheck -s sh -S warning tools/testing/guest/init
+		shellcheck -x -S warning "${files[@]}" || return
+		shellcheck -s sh -S warning tools/testing/guest/init
 		return
 	fi
 	# Two halves side by side: shellcheck uses one CPU.
@@ -759,12 +759,12 @@ add_subresults() {
 # it at nice 19 (CHECK_SERIAL=1: before it, in the order of the header).
 # At nice 0 they made the guest's first tests 66 s slower.
 host_checks() {
-	want_stage checkpatch && stage checkpatch checkpatch
-	want_stage kernel-doc && stage kernel-doc kerneldoc
-	want_stage man && stage man man_pages
-	want_stage doc && stage doc doc_check
-	want_stage scripts && stage scripts shellcheck_scripts
-	want_stage in-tree && stage in-tree in_tree
+	want_stage checkpatch && stage checkpatch checkpatch  # andand: ok stage records its own verdict
+	want_stage kernel-doc && stage kernel-doc kerneldoc  # andand: ok stage records its own verdict
+	want_stage man && stage man man_pages  # andand: ok stage records its own verdict
+	want_stage doc && stage doc doc_check  # andand: ok stage records its own verdict
+	want_stage scripts && stage scripts shellcheck_scripts  # andand: ok stage records its own verdict
+	want_stage in-tree && stage in-tree in_tree  # andand: ok stage records its own verdict
 	return 0
 }
 
@@ -774,15 +774,15 @@ host_checks() {
 # it starts: editing the file during a run cannot derail it.
 main() {
 	echo "ib_srpt make check: logs in $CHECK_DIR"
-	want_stage fresh && stage fresh fresh_machine
+	want_stage fresh && stage fresh fresh_machine  # andand: ok stage records its own verdict
 	[[ ${NO_DEPS:-0} == 1 ]] || stage deps install_deps
 	if want_stage build; then
-		stage build build && BUILD_OK=1
+		stage build build && BUILD_OK=1  # andand: ok the build verdict is recorded, BUILD_OK keeps it
 	elif [[ -f ib_srpt.ko ]]; then
 		BUILD_OK=1
 	fi
-	want_stage sparse && stage sparse sparse_check
-	want_stage harness && stage harness harness_selftest
+	want_stage sparse && stage sparse sparse_check  # andand: ok stage records its own verdict
+	want_stage harness && stage harness harness_selftest  # andand: ok stage records its own verdict
 	local beside=0 host_pid=
 	if want_stage guest && ((BUILD_OK)) && [[ ${CHECK_SERIAL:-0} != 1 ]]; then
 		beside=1
@@ -792,7 +792,7 @@ main() {
 	local debug_ok=0
 	if want_debug_stage debug-kernel || want_debug_stage debug ||
 		want_debug_stage debug-siw; then
-		stage debug-kernel debug_kernel && debug_ok=1
+		stage debug-kernel debug_kernel && debug_ok=1  # andand: ok the verdict is recorded, debug_ok keeps it
 	fi
 	local dkms_pid=
 	if want_stage dkms && ((BUILD_OK)) && want_stage kunit && ((beside)); then
@@ -804,7 +804,7 @@ main() {
 		) >"$CHECK_DIR/dkms-beside.out" 2>&1 &
 		dkms_pid=$!
 	fi
-	want_stage kunit && stage -s "$KUNIT_SUB" kunit kunit
+	want_stage kunit && stage -s "$KUNIT_SUB" kunit kunit  # andand: ok stage records its own verdict
 	if [[ -n $dkms_pid ]]; then
 		wait "$dkms_pid" || true
 		cat "$CHECK_DIR/dkms-beside.out"
