@@ -12,7 +12,8 @@
 #   checkpatch checkpatch.pl --strict --no-tree -f on the driver sources
 #   kernel-doc kernel-doc -none -Wall ib_srpt.c ib_srpt.h prints nothing
 #   man        make man gives exactly the pages of documented-functions.txt
-#   scripts    shellcheck on the harness scripts (if installed; under
+#   scripts    check-andand.sh (no && list that set -e cannot see), then
+#              the harness scripts pass shellcheck (if installed; under
 #              CI=true a missing shellcheck fails)
 #   harness    tools/testing/harness-selftest.sh: lib.sh's sub_case verdicts
 #              and the CI=true rule, on the host; srp-hostile -X, the
@@ -253,17 +254,20 @@ doc_check() {
 }
 
 shellcheck_scripts() {
-	if ! command -v shellcheck >/dev/null; then
-		echo "shellcheck is not installed"
-		[[ ${CI:-} == true ]] && return 1
-		return 77
-	fi
 	local -a files
 	# Files under version control (a CI clone has no others).
 	if git rev-parse --git-dir >/dev/null 2>&1; then
 		mapfile -t files < <(git ls-files -- 'tools/*.sh' 'tools/**/*.sh' .ci/run | sort -u)
 	else
 		mapfile -t files < <(find tools .ci -type f \( -name '*.sh' -o -path .ci/run \) | sort)
+	fi
+	# An && list in the middle of a function, whose failing first command
+	# set -e cannot see (shellcheck has no such rule), fails the stage.
+	tools/testing/check-andand.sh "${files[@]}" tools/testing/guest/init || return 1
+	if ! command -v shellcheck >/dev/null; then
+		echo "shellcheck is not installed"
+		[[ ${CI:-} == true ]] && return 1
+		return 77
 	fi
 	echo "shellcheck -S warning ${files[*]}"
 	if [[ ${HOST_CHECKS_BESIDE:-0} == 1 ]]; then
