@@ -369,7 +369,7 @@ login_rate() {
 		done
 		# opening a disk waits until its partition scan is over
 		for b in "${blocks[@]}"; do
-			exec {fd}<"/dev/${b##*/}" && exec {fd}<&-
+			exec {fd}<"/dev/${b##*/}" && exec {fd}<&-  # andand: ok a disk that does not open is not waited for
 		done 2>/dev/null
 		t1=$EPOCHREALTIME
 		for p in /sys/class/srp_remote_ports/port-*; do
@@ -508,7 +508,9 @@ main() {
 			which=${grp:i:1}
 			slot=r$r-$which
 			# a second slot of the same target in one round (quick mode)
-			[[ -e $W/slots.txt ]] && grep -q "^$slot " "$W/slots.txt" && slot=$slot$i
+			if [[ -e $W/slots.txt ]] && grep -q "^$slot " "$W/slots.txt"; then
+				slot=$slot$i
+			fi
 			echo "$slot $which $r" >>"$W/slots.txt"
 			run_slot "$slot" "$which" || warn "slot $slot incomplete"
 		done

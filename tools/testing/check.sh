@@ -12,7 +12,8 @@
 #   checkpatch checkpatch.pl --strict --no-tree -f on the driver sources
 #   kernel-doc kernel-doc -none -Wall ib_srpt.c ib_srpt.h prints nothing
 #   man        make man gives exactly the pages of documented-functions.txt
-#   scripts    shellcheck on the harness scripts (if installed; under
+#   scripts    check-andand.sh (no && list that set -e cannot see), then
+#              the harness scripts pass shellcheck (if installed; under
 #              CI=true a missing shellcheck fails)
 #   harness    tools/testing/harness-selftest.sh: lib.sh's sub_case verdicts
 #              and the CI=true rule, on the host; srp-hostile -X, the
@@ -253,11 +254,6 @@ doc_check() {
 }
 
 shellcheck_scripts() {
-	if ! command -v shellcheck >/dev/null; then
-		echo "shellcheck is not installed"
-		[[ ${CI:-} == true ]] && return 1
-		return 77
-	fi
 	local -a files
 	# Files under version control (a CI clone has no others).
 	if git rev-parse --git-dir >/dev/null 2>&1; then
@@ -265,11 +261,19 @@ shellcheck_scripts() {
 	else
 		mapfile -t files < <(find tools .ci -type f \( -name '*.sh' -o -path .ci/run \) | sort)
 	fi
+	# An && list in the middle of a function, whose failing first command
+	# set -e cannot see (shellcheck has no such rule), fails the stage.
+	tools/testing/check-andand.sh "${files[@]}" tools/testing/guest/init || return 1
+	if ! command -v shellcheck >/dev/null; then
+		echo "shellcheck is not installed"
+		[[ ${CI:-} == true ]] && return 1
+		return 77
+	fi
 	echo "shellcheck -S warning ${files[*]}"
 	if [[ ${HOST_CHECKS_BESIDE:-0} == 1 ]]; then
 		# Beside the guest stage: one CPU is all there is to spare.
-		shellcheck -x -S warning "${files[@]}" &&
-			shellcheck -s sh -S warning tools/testing/guest/init
+		shellcheck -x -S warning "${files[@]}" || return
+		shellcheck -s sh -S warning tools/testing/guest/init
 		return
 	fi
 	# Two halves side by side: shellcheck uses one CPU.
@@ -403,19 +407,32 @@ kunit() {
 	local rc=0
 	[[ -x tools/testing/kunit.sh ]] || { echo "tools/testing/kunit.sh does not exist yet"; return 77; }
 	: >"$KUNIT_SUB"
-	# In the debug kernel when it is built (no UML build), else in UML.
+	# In the debug kernel when it is wanted (no UML build), else in UML.
+	# Under CI=true a debug kernel that is wanted but missing, or that
+	# gives no result, fails the stage: a UML run in its place would pass
+	# without the debug kernel's detectors.
 	local kernel=uml
-	if want_debug_stage debug-kernel &&
-		tools/testing/debug-kernel.sh dir >/dev/null 2>&1; then
-		kernel=debug
+	if [[ -z ${KUNIT_KERNEL:-} ]] && want_debug_stage debug-kernel; then
+		if tools/testing/debug-kernel.sh dir >/dev/null 2>&1; then
+			kernel=debug
+		elif [[ ${CI:-} == true ]]; then
+			echo "FAIL (CI=true): the debug kernel is not built (see the debug-kernel stage); no KUnit run under UML in its place"
+			return 1
+		else
+			echo "the debug kernel is not built (see the debug-kernel stage): KUnit runs under UML instead (CI=true fails here)"
+		fi
 	fi
 	echo "KUnit in the ${KUNIT_KERNEL:-$kernel} kernel"
 	KUNIT_KERNEL=${KUNIT_KERNEL:-$kernel} SUBRESULTS=$KUNIT_SUB tools/testing/kunit.sh |
 		tee "$CHECK_DIR/kunit.out" || rc=$?
 	# No result at all from the debug kernel (a guest or build problem,
-	# not a failing case): UML still gives the suites a run.
+	# not a failing case): outside CI, UML still gives the suites a run.
 	if [[ -z ${KUNIT_KERNEL:-} && $kernel == debug && ! -s $KUNIT_SUB ]]; then
-		echo "no KUnit results from the debug kernel; running KUnit under UML"
+		if [[ ${CI:-} == true ]]; then
+			echo "FAIL (CI=true): no KUnit results from the debug kernel; no KUnit run under UML in its place"
+			return 1
+		fi
+		echo "no KUnit results from the debug kernel; running KUnit under UML instead (CI=true fails here)"
 		rc=0
 		KUNIT_KERNEL=uml SUBRESULTS=$KUNIT_SUB tools/testing/kunit.sh |
 			tee -a "$CHECK_DIR/kunit.out" || rc=$?
@@ -746,12 +763,12 @@ add_subresults() {
 # it at nice 19 (CHECK_SERIAL=1: before it, in the order of the header).
 # At nice 0 they made the guest's first tests 66 s slower.
 host_checks() {
-	want_stage checkpatch && stage checkpatch checkpatch
-	want_stage kernel-doc && stage kernel-doc kerneldoc
-	want_stage man && stage man man_pages
-	want_stage doc && stage doc doc_check
-	want_stage scripts && stage scripts shellcheck_scripts
-	want_stage in-tree && stage in-tree in_tree
+	want_stage checkpatch && stage checkpatch checkpatch  # andand: ok stage records its own verdict
+	want_stage kernel-doc && stage kernel-doc kerneldoc  # andand: ok stage records its own verdict
+	want_stage man && stage man man_pages  # andand: ok stage records its own verdict
+	want_stage doc && stage doc doc_check  # andand: ok stage records its own verdict
+	want_stage scripts && stage scripts shellcheck_scripts  # andand: ok stage records its own verdict
+	want_stage in-tree && stage in-tree in_tree  # andand: ok stage records its own verdict
 	return 0
 }
 
@@ -761,15 +778,15 @@ host_checks() {
 # it starts: editing the file during a run cannot derail it.
 main() {
 	echo "ib_srpt make check: logs in $CHECK_DIR"
-	want_stage fresh && stage fresh fresh_machine
+	want_stage fresh && stage fresh fresh_machine  # andand: ok stage records its own verdict
 	[[ ${NO_DEPS:-0} == 1 ]] || stage deps install_deps
 	if want_stage build; then
-		stage build build && BUILD_OK=1
+		stage build build && BUILD_OK=1  # andand: ok the build verdict is recorded, BUILD_OK keeps it
 	elif [[ -f ib_srpt.ko ]]; then
 		BUILD_OK=1
 	fi
-	want_stage sparse && stage sparse sparse_check
-	want_stage harness && stage harness harness_selftest
+	want_stage sparse && stage sparse sparse_check  # andand: ok stage records its own verdict
+	want_stage harness && stage harness harness_selftest  # andand: ok stage records its own verdict
 	local beside=0 host_pid=
 	if want_stage guest && ((BUILD_OK)) && [[ ${CHECK_SERIAL:-0} != 1 ]]; then
 		beside=1
@@ -779,7 +796,7 @@ main() {
 	local debug_ok=0
 	if want_debug_stage debug-kernel || want_debug_stage debug ||
 		want_debug_stage debug-siw; then
-		stage debug-kernel debug_kernel && debug_ok=1
+		stage debug-kernel debug_kernel && debug_ok=1  # andand: ok the verdict is recorded, debug_ok keeps it
 	fi
 	local dkms_pid=
 	if want_stage dkms && ((BUILD_OK)) && want_stage kunit && ((beside)); then
@@ -791,7 +808,7 @@ main() {
 		) >"$CHECK_DIR/dkms-beside.out" 2>&1 &
 		dkms_pid=$!
 	fi
-	want_stage kunit && stage -s "$KUNIT_SUB" kunit kunit
+	want_stage kunit && stage -s "$KUNIT_SUB" kunit kunit  # andand: ok stage records its own verdict
 	if [[ -n $dkms_pid ]]; then
 		wait "$dkms_pid" || true
 		cat "$CHECK_DIR/dkms-beside.out"
@@ -863,4 +880,8 @@ main() {
 	((fail == 0))
 }
 
+# CHECK_SH_LIB=1: define the functions only (harness-selftest.sh).
+if [[ ${CHECK_SH_LIB:-0} == 1 ]]; then
+	return 0
+fi
 main "$@"; exit

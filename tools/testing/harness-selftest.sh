@@ -8,9 +8,10 @@
 # vm.sh's boot retry with a fake QEMU: a guest that dies before its test
 # runner starts is booted once more, one that dies later is not;
 # kunit.sh's conversion of a module's KUnit kernel log into KTAP; the
-# two-guest launch of "vm.sh fabric" with a fake QEMU; and lib.sh's
+# two-guest launch of "vm.sh fabric" with a fake QEMU; lib.sh's
 # kernel-log marks (also when the ring buffer wrapped past one) and bounded
-# waits.
+# waits; and check.sh's kunit stage under the CI rule (no UML run in place
+# of a lost debug-kernel one).
 # check.sh runs it as the "harness" stage.
 #
 # Usage: tools/testing/harness-selftest.sh [LIB]
@@ -407,6 +408,32 @@ run_boot_report() {
 	check "kunit.sh: report after START is not" run "$got"
 }
 
+# run_kunit_stage CI DEBUG WANT: check.sh's kunit stage in a whole make
+# check, with a fake kunit.sh whose debug-kernel run gives no result (a
+# lost guest) and whose UML run passes, and a fake debug-kernel.sh: DEBUG
+# "built" or "missing". The stage must exit WANT: under CI=true a lost or
+# missing debug kernel run fails, outside CI UML stands in.
+run_kunit_stage() {
+	local ci=$1 debug=$2 want=$3 dir=$TMP/kunit-stage-$1-$2 rc=0
+	mkdir -p "$dir/tree/tools/testing" "$dir/results"
+	cat >"$dir/tree/tools/testing/kunit.sh" <<'EOF'
+#!/bin/bash
+[[ $KUNIT_KERNEL == debug ]] && exit 1
+echo "PASS ib_srpt/fake" >>"$SUBRESULTS"
+EOF
+	if [[ $debug == built ]]; then
+		printf '#!/bin/bash\necho /fake\n' >"$dir/tree/tools/testing/debug-kernel.sh"
+	else
+		printf '#!/bin/bash\nexit 1\n' >"$dir/tree/tools/testing/debug-kernel.sh"
+	fi
+	chmod +x "$dir/tree/tools/testing/"*.sh
+	env -u KUNIT_KERNEL -u STAGES CI="$ci" CHECK_DEBUG=quick CHECK_SH_LIB=1 \
+		IB_SRPT_RESULTS="$dir/results" CHECK="$(dirname "$LIB")/check.sh" TREE="$dir/tree" \
+		bash -c '. "$CHECK"; cd "$TREE" && kunit' >"$dir/log" 2>&1 || rc=$?
+	check "CI=$ci kunit stage, debug kernel $debug and its run lost: exit status" "$want" "$rc"
+	((rc == want)) || sed 's/^/    | /' "$dir/log"
+}
+
 echo "checking $LIB"
 run_kmsg
 run_ktap
@@ -423,6 +450,10 @@ run_cases false
 run_cases true
 run_needs false 77
 run_needs true 1
+run_kunit_stage false built 0
+run_kunit_stage true built 1
+run_kunit_stage false missing 0
+run_kunit_stage true missing 1
 if ((FAILED)); then
 	echo "$FAILED check(s) failed"
 	exit 1

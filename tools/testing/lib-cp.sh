@@ -290,7 +290,7 @@ cp_mc_result() {
 cp_expect_rej() {
 	local want=$1 out
 	shift
-	out=$(cp_tool_login "$@") && true
+	out=$(cp_tool_login "$@") || true
 	log "srp-login: $out"
 	[[ $out == "LOGIN_REJ reason=$want" ]] ||
 		{ echo "expected LOGIN_REJ reason=$want, got: $out" >&2; return 1; }

@@ -620,7 +620,8 @@ fabric_mpath_two_paths() {
 	[[ $(fabric_mpath_ll_active) == 2 ]]
 	# one device with exactly these two paths
 	[[ $(dmsetup ls --target multipath | grep -vc 'No devices') == 1 ]]
-	multipath -ll | grep -q " ${d1#/dev/} " && multipath -ll | grep -q " ${d2#/dev/} "
+	multipath -ll | grep -q " ${d1#/dev/} "
+	multipath -ll | grep -q " ${d2#/dev/} "
 	# ALUA: the handler attached, both paths active/optimized (priority
 	# 50) in one path group
 	multipath -ll | grep -q "hwhandler='1 alua'"

@@ -472,7 +472,9 @@ soft_rdma_teardown() {
 			grep -vx -e 127.0.0.1/8 -e ::1/128 |
 			while read -r name; do ip addr del "$name" dev lo; done
 	fi
-	grep -qx lomac "$LIB_STATE/created" && ip link set lo address 00:00:00:00:00:00
+	if grep -qx lomac "$LIB_STATE/created"; then
+		ip link set lo address 00:00:00:00:00:00
+	fi
 	rm -f "$LIB_STATE/created"
 	return 0
 }

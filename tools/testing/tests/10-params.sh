@@ -16,7 +16,9 @@ set -euo pipefail
 
 P=/sys/module/ib_srpt/parameters
 HAVE_PORT=0
-srpt_has_param rdma_cm_port && HAVE_PORT=1
+if srpt_has_param rdma_cm_port; then
+	HAVE_PORT=1
+fi
 
 # load_read "PARAM=VALUE..." CASE:PARAM:EXPECTED...: load ib_srpt once with
 # the given parameters (a space-separated list, may be empty), record PASS

@@ -132,9 +132,13 @@ case_src_addr() {
 	local out1 out2 a1=0 a2=0
 	ip addr add 10.211.0.2/24 dev "$NETDEV" 2>/dev/null || true
 	only_acl "$TPG_GUID" 10.211.0.2
-	out1=$(cp_tool_login -s 10.211.0.2) && a1=1
+	if out1=$(cp_tool_login -s 10.211.0.2); then
+		a1=1
+	fi
 	only_acl "$TPG_GUID" "$IPV4"
-	out2=$(cp_tool_login -s 10.211.0.2) && a2=1
+	if out2=$(cp_tool_login -s 10.211.0.2); then
+		a2=1
+	fi
 	ip addr del 10.211.0.2/24 dev "$NETDEV"
 	log "from 10.211.0.2 to $IPV4, ACL 10.211.0.2: $out1"
 	log "from 10.211.0.2 to $IPV4, ACL $IPV4: $out2"

@@ -259,8 +259,8 @@ slow_other_dev_setup() {
 
 case_disable_slow_other_dev() {
 	local disk host pid_en pid_io t0 t_login
-	modprobe dm_delay 2>/dev/null || { log "dm-delay is not available"; return 77; }
-	command -v dmsetup >/dev/null || { log "no dmsetup"; return 77; }
+	modprobe dm_delay 2>/dev/null || { missing_feature "dm-delay is not available"; return; }
+	command -v dmsetup >/dev/null || { missing_feature "dmsetup is not installed"; return; }
 	slow_other_dev_setup || return
 	disk=$(srp_login -d "$DEV0" dest="$IP0:$SRP_LOGIN_PORT" src="$IP0") || return
 	host=$(srp_host_of "$disk") || return

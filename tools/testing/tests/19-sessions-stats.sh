@@ -43,7 +43,9 @@ STATE=$(mktemp -d)
 acls_with_session() {
 	local a
 	for a in "$SRPT_TPG"/acls/*; do
-		grep -q '^InitiatorName:' "$a/info" && echo "$a"
+		if grep -q '^InitiatorName:' "$a/info"; then
+			echo "$a"
+		fi
 	done
 	return 0
 }
@@ -152,7 +154,10 @@ case_login_counters() {
 	log "accepted $a0 -> $a1"
 	((a1 - a0 == 2))
 	r0=$(logins_count "rejected, IU length too large")
-	out=$(cp_tool_login -l 32) && { echo "login with IU length 32 accepted: $out" >&2; return 1; }
+	if out=$(cp_tool_login -l 32); then
+		echo "login with IU length 32 accepted: $out" >&2
+		return 1
+	fi
 	log "srp-login -l 32: $out"
 	r1=$(logins_count "rejected, IU length too large")
 	log "rejected (IU length too large) $r0 -> $r1"

@@ -76,6 +76,8 @@ fi
 srpt_setup -b brd -s 64 -a "$IPV4" -a "0x$INIT_ID"
 # LUN 1: an 8 GiB null_blk without memory behind it, big enough for a
 # near-4-GiB write (the immediate-data length overflow case).
+# Without null_blk the cases that need LUN 1 skip ("requires HAVE_LUN1"),
+# and under CI=true the test fails here.
 if nullblk_setup 8; then
 	so=$(backstore_iblock srpt_null_big /dev/nullb0)
 	lun=$(srpt_add_lun "$SRPT_TPG" "$so" 1)
@@ -85,24 +87,30 @@ if nullblk_setup 8; then
 		ln -s "$lun" "$acl/lun_1/lun_1"
 	done
 	export HAVE_LUN1=1
+else
+	rc=0
+	missing_feature "no null_blk device for LUN 1: the cases that need it skip" || rc=$?
+	((rc == EXIT_SKIP)) || die "the LUN 1 setup failed"
 fi
 if [[ $MODE == srq ]]; then
 	srpt_attrib "$SRPT_TPG" use_srq 1 || die "cannot set use_srq"
 	[[ $(srpt_attrib "$SRPT_TPG" use_srq) == 1 ]] || die "use_srq does not read back 1"
 fi
+# The addresses below need nothing this guest may lack: if one cannot be
+# added, the setup is broken and the test fails (the cases that use it
+# would only skip).
 # A second address on the RDMA netdev with no ACL (unknown-initiator case).
-ip addr add "$NOACL_IP/24" dev "$NETDEV" && export NOACL_SRC=$NOACL_IP
+ip addr add "$NOACL_IP/24" dev "$NETDEV" || die "cannot add $NOACL_IP to $NETDEV"
+export NOACL_SRC=$NOACL_IP
 # A third one with an ACL of its own: a second initiator (xch-* cases).
-if ip addr add "$SECOND_IP/24" dev "$NETDEV" &&
-   srpt_add_acl "$SRPT_TPG" "$SECOND_IP" >/dev/null; then
-	export SECOND_SRC=$SECOND_IP
-fi
+ip addr add "$SECOND_IP/24" dev "$NETDEV" || die "cannot add $SECOND_IP to $NETDEV"
+srpt_add_acl "$SRPT_TPG" "$SECOND_IP" >/dev/null || die "cannot add an ACL for $SECOND_IP"
+export SECOND_SRC=$SECOND_IP
 # A fourth one with an ACL of its own for login-peer-channel-limit, which
 # counts every channel from its source address: no other case uses it.
-if ip addr add "$CAP_IP/24" dev "$NETDEV" &&
-   srpt_add_acl "$SRPT_TPG" "$CAP_IP" >/dev/null; then
-	export CAP_SRC=$CAP_IP
-fi
+ip addr add "$CAP_IP/24" dev "$NETDEV" || die "cannot add $CAP_IP to $NETDEV"
+srpt_add_acl "$SRPT_TPG" "$CAP_IP" >/dev/null || die "cannot add an ACL for $CAP_IP"
+export CAP_SRC=$CAP_IP
 export TPG=$SRPT_TPG
 # The receive mode of this run; cases that switch use_srq restore it.
 USE_SRQ=0
