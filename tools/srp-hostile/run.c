@@ -631,6 +631,7 @@ static int login_one(struct rt *r, const struct login_step *ls, int i)
 		rt_fail(r, "login %d/%d: expected %s, got %s", i + 1, (int)ls->count, ls->want, got);
 		return -1;
 	}
+	vlog("matched: login %s (want=%s)", got, ls->want);
 	return 0;
 }
 
@@ -848,12 +849,15 @@ static int step_send(struct rt *r, char **tok, int n)
 		if (conn_send(c, buf, len, (int)tmo, err, sizeof(err))) {
 			if (mayfail) {
 				vlog("send failed (allowed): %s", err);
+				vlog("matched: send %s failed at #%d", kind, i + 1);
 				return 0;
 			}
 			rt_fail(r, "send %s #%d: %s", kind, i + 1, err);
 			return -1;
 		}
 	}
+	if (mayfail)
+		vlog("matched: send %s sent %d", kind, (int)count);
 	(void)v;
 	return 0;
 }
@@ -1300,6 +1304,62 @@ static void ev_remove(struct conn *c, struct ev *e)
 }
 
 /*
+ * describe_match: what event E, which satisfied alternative A, really was,
+ * in the words of the case table (for -v): "rsp status=check key=illegal
+ * asc=0x24 ascq=0x00", "tmr code=5", "t_logout reason=0x1", "disconnect"
+ */
+static void describe_match(const struct expect *ex, const struct alt *a, const struct ev *e,
+			   char *out, size_t len)
+{
+	size_t o;
+
+	if (e->type == EV_DISC) {
+		snprintf(out, len, "disconnect");
+		return;
+	}
+	if (e->type == EV_DEAD) {
+		snprintf(out, len, "dead");
+		return;
+	}
+	if (e->len >= 36 && e->data[0] == SRPW_RSP &&
+	    (!strcmp(a->kind, "rsp") || !strcmp(a->kind, "tmr"))) {
+		struct rsp_info ri;
+
+		rsp_decode(e, &ri);
+		if (!strcmp(a->kind, "tmr")) {
+			snprintf(out, len, "tmr tag=0x%llx code=%d", (unsigned long long)ex->tag, ri.code);
+			return;
+		}
+		snprintf(out, len, "rsp tag=0x%llx status=%s", (unsigned long long)ex->tag,
+			 ri.p[19] == 0 ? "good" : ri.p[19] == 2 ? "check" : ri.p[19] == 8 ? "busy" :
+			 ri.p[19] == 0x28 ? "tsf" : ri.p[19] == 0x40 ? "aborted" : "other");
+		o = strlen(out);
+		if (ri.p[19] != 0 && ri.p[19] != 2 && ri.p[19] != 8 && ri.p[19] != 0x28 && ri.p[19] != 0x40)
+			snprintf(out + o, len - o, "(0x%02x)", ri.p[19]);
+		o = strlen(out);
+		if (ri.sns)
+			snprintf(out + o, len - o, " key=%s asc=0x%02x ascq=0x%02x",
+				 ri.key == 5 ? "illegal" : "other", ri.asc, ri.ascq);
+		o = strlen(out);
+		if (ri.sns && ri.key != 5)
+			snprintf(out + o, len - o, " (key 0x%x)", ri.key);
+		o = strlen(out);
+		snprintf(out + o, len - o, " flags=0x%02x dores=%u dires=%u delta=%u", ri.p[18],
+			 get_be32(ri.p + 20), get_be32(ri.p + 24), get_be32(ri.p + 4));
+		return;
+	}
+	if (e->len >= 8 && e->data[0] == SRPW_T_LOGOUT) {
+		snprintf(out, len, "t_logout reason=0x%x", get_be32(e->data + 4));
+		return;
+	}
+	if (e->len >= 1 && e->data[0] == SRPW_CRED_REQ) {
+		snprintf(out, len, "cred_req");
+		return;
+	}
+	snprintf(out, len, "iu opcode=0x%02x len=%d", e->len ? e->data[0] : 0, e->len);
+}
+
+/*
  * expect_event: 1 if event E satisfies an alternative, -1 if it fails the
  * step, 0 if it does not decide it
  */
@@ -1312,8 +1372,13 @@ static int expect_event(struct rt *r, struct expect *ex, struct conn *c,
 	if (!ev_relevant(ex, e))
 		return 0;
 	for (i = 0; i < ex->na; i++) {
-		if (alt_matches(r, ex, &ex->alts[i], e, x, why, sizeof(why)))
+		if (alt_matches(r, ex, &ex->alts[i], e, x, why, sizeof(why))) {
+			if (g_verbose) {
+				describe_match(ex, &ex->alts[i], e, got, sizeof(got));
+				vlog("matched: %s", got);
+			}
 			return 1;
+		}
 	}
 	describe_ev(e, got, sizeof(got));
 	if (why[0])
@@ -1362,8 +1427,10 @@ static int step_expect(struct rt *r, char **tok, int n)
 				return ret > 0 ? 0 : -1;
 		}
 	} while (now_ms() < end);
-	if (ex.has_none)
+	if (ex.has_none) {
+		vlog("matched: none");
 		return 0;
+	}
 	rt_fail(r, "expected [%s], nothing within %llu ms (timeout)", ex.expd,
 		(unsigned long long)ex.ms);
 	return -1;
@@ -1378,9 +1445,11 @@ static int step_drain(struct rt *r, char **tok, int n)
 	const char *want, *st, *al;
 	struct conn *c = r->cur;
 	unsigned long good = 0, other = 0, al_n = 0, al_seen = 0;
-	int al_st = -1;
+	int al_st = -1, i;
 	uint64_t end;
 	uint8_t bad_st = 0;
+	unsigned long st_n[256] = { 0 };
+	char seen[512] = "";
 
 	kv_init(&k, tok, n);
 	if (kv_num(&k, &x, "ms", &ms, r->err, sizeof(r->err)) < 0)
@@ -1407,6 +1476,7 @@ static int step_drain(struct rt *r, char **tok, int n)
 			if (e->type == EV_IU && e->len >= 20 && e->data[0] == SRPW_RSP) {
 				if (e->data[19] == al_st)
 					al_seen++;
+				st_n[e->data[19]]++;
 				if (st && !numlist_match(st, e->data[19], &x)) {
 					other++;
 					bad_st = e->data[19];
@@ -1444,6 +1514,12 @@ static int step_drain(struct rt *r, char **tok, int n)
 			c->notags, (unsigned long long)ms);
 		return -1;
 	}
+	for (i = 0; i < 256; i++)
+		if (st_n[i])
+			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s0x%02x:%lu",
+				 seen[0] ? "," : "", i, st_n[i]);
+	vlog("matched: drain status=%s unanswered=%d channel=%s", seen[0] ? seen : "none",
+	     c->notags, conn_alive(c) ? "up" : "down");
 	return 0;
 }
 

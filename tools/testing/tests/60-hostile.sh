@@ -124,10 +124,20 @@ export USE_SRQ
 # cause, on the initiator's side, is not analysed), so the cases that need
 # 64 channels are left out there.
 # iWARP has no RTU either (the rtu_delay cases need CM_RTU).
+# QP_ERROR_OUTCOME: what the initiator sees when the target's QP goes to
+# error under it (an RDMA its registration refuses, an IU larger than the
+# target's receive buffer, our receive buffers too small for a response):
+# on soft-RoCE its own QP fails first ("dead"), before any CM event. On
+# soft-iWARP that order has not been measured, so either is accepted there.
+# NO_RECV_RNR0_OUTCOME: no receives posted and no RNR retry (flow-no-
+# receives-rnr0): on soft-RoCE the target's send fails and it closes the
+# channel (disconnect); on soft-iWARP not measured, as above.
 if [[ $SOFT_RDMA_TYPE == siw ]]; then
 	export NO_RECV_OUTCOME="disconnect || dead" MANY_CONNS='' CM_RTU=''
+	export QP_ERROR_OUTCOME="dead || disconnect" NO_RECV_RNR0_OUTCOME="disconnect || dead"
 else
 	export NO_RECV_OUTCOME=none MANY_CONNS=1 CM_RTU=1
+	export QP_ERROR_OUTCOME=dead NO_RECV_RNR0_OUTCOME=disconnect
 fi
 # The debug kernel (KASAN, lockdep) is too slow for cases that need many
 # large transfers to overlap (cmdbuf-budget-task-set-full).
