@@ -158,6 +158,22 @@ class Parser:
         sub.parse_script()
         self.findings += sub.findings
 
+    def scan_quoting(self, c, backtick=True):
+        # one escape, quote or expansion starting at c; False if c is none
+        if c == '\\':
+            self.adv(2)
+        elif c == "'":
+            self.scan_single()
+        elif c == '"':
+            self.scan_double()
+        elif c == '$':
+            self.scan_dollar()
+        elif c == '`' and backtick:
+            self.scan_backtick()
+        else:
+            return False
+        return True
+
     def scan_braces(self):
         # ${...}
         self.adv(2)
@@ -166,16 +182,8 @@ class Parser:
             c = self.ch()
             if c == '':
                 self.err('unterminated ${')
-            if c == '\\':
-                self.adv(2)
-            elif c == "'":
-                self.scan_single()
-            elif c == '"':
-                self.scan_double()
-            elif c == '$':
-                self.scan_dollar()
-            elif c == '`':
-                self.scan_backtick()
+            if self.scan_quoting(c):
+                pass
             elif c == '{':
                 depth += 1
                 self.adv()
@@ -247,14 +255,8 @@ class Parser:
             c = self.ch()
             if c == '':
                 self.err('unterminated array')
-            if c == '\\':
-                self.adv(2)
-            elif c == "'":
-                self.scan_single()
-            elif c == '"':
-                self.scan_double()
-            elif c == '$':
-                self.scan_dollar()
+            if self.scan_quoting(c, backtick=False):
+                pass
             elif c == '#' and self.s[self.i - 1] in ' \t\n':
                 self.comment()
             elif c == '(':
@@ -276,17 +278,7 @@ class Parser:
                     and self.ch(2) in META | {''}:
                 self.adv(2)
                 return
-            if c == '\\':
-                self.adv(2)
-            elif c == "'":
-                self.scan_single()
-            elif c == '"':
-                self.scan_double()
-            elif c == '$':
-                self.scan_dollar()
-            elif c == '`':
-                self.scan_backtick()
-            else:
+            if not self.scan_quoting(c):
                 self.adv()
 
     def lex(self):
@@ -362,17 +354,7 @@ class Parser:
                     self.scan_parens_raw()
                     continue
                 return
-            if c == '\\':
-                self.adv(2)
-            elif c == "'":
-                self.scan_single()
-            elif c == '"':
-                self.scan_double()
-            elif c == '$':
-                self.scan_dollar()
-            elif c == '`':
-                self.scan_backtick()
-            else:
+            if not self.scan_quoting(c):
                 self.adv()
 
     def peek(self):
