@@ -70,12 +70,19 @@ import sys
 
 rst, sources = sys.argv[1], sys.argv[2:]
 text = open(rst, encoding='utf-8').read()
-begin = text.find('.. check-doc: messages begin')
-end = text.find('.. check-doc: messages end')
-if begin < 0 or end < begin:
-    print('%s: no ".. check-doc: messages begin/end" section' % rst)
-    sys.exit(1)
-documented = re.findall(r'(?m)^\s*\* - ``(.+)``\s*$', text[begin:end])
+
+
+def section_rows(name):
+    """The first cells of the table between ".. check-doc: NAME begin/end"."""
+    begin = text.find('.. check-doc: %s begin' % name)
+    end = text.find('.. check-doc: %s end' % name)
+    if begin < 0 or end < begin:
+        print('%s: no ".. check-doc: %s begin/end" section' % (rst, name))
+        sys.exit(1)
+    return re.findall(r'(?m)^\s*\* - ``(.+)``\s*$', text[begin:end])
+
+
+documented = section_rows('messages')
 
 code = ''
 for f in sources:
@@ -98,23 +105,11 @@ for m in sorted({m for m in documented if documented.count(m) > 1}):
 if not documented:
     print('%s: no messages found between the markers' % rst)
     problems += 1
-sys.exit(1 if problems else 0)
-PYEOF
+message_problems = problems
 
-python3 - "$rst" "${sources[@]}" <<'PYEOF' || rc=1
-import re
-import sys
-
-rst, sources = sys.argv[1], sys.argv[2:]
-text = open(rst, encoding='utf-8').read()
+# Check 3: the login reasons.
 problems = []
-
-begin = text.find('.. check-doc: login reasons begin')
-end = text.find('.. check-doc: login reasons end')
-if begin < 0 or end < begin:
-    print('%s: no ".. check-doc: login reasons begin/end" section' % rst)
-    sys.exit(1)
-documented = re.findall(r'(?m)^\s*\* - ``(.+)``\s*$', text[begin:end])
+documented = section_rows('login reasons')
 
 STR = r'"(?:[^"\\\n]|\\.)*"'
 CHR = r"'(?:[^'\\\n]|\\.)*'"
@@ -302,7 +297,7 @@ for m in sorted({m for m in documented if documented.count(m) > 1}):
 if not documented:
     print('%s: no login reasons found between the markers' % rst)
     problems.append('')
-sys.exit(1 if problems else 0)
+sys.exit(1 if problems or message_problems else 0)
 PYEOF
 
 ((rc == 0)) && echo "$rst: OK (${docutils[*]}, kernel messages and login reasons match the source)"
