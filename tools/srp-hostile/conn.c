@@ -507,10 +507,9 @@ static int qp_to(struct conn *c, enum ibv_qp_state state)
 }
 
 /*
- * send_rtu - the delayed end of an rtu_delay login: our QP to INIT again
- * (the access flags the CM now knows: remote write, and remote read when
- * we grant responder resources, as librdmacm does with its own QPs), RTR
- * and RTS, then rdma_establish() sends the RTU; the connection is up.
+ * qp_moves - our QP to INIT again (the access flags the CM now knows: remote
+ * write, and remote read when we grant responder resources, as librdmacm
+ * does with its own QPs), RTR and RTS; *WHAT names the step that failed
  */
 static int qp_moves(struct conn *c, const char **what)
 {
@@ -534,21 +533,32 @@ static int qp_moves(struct conn *c, const char **what)
  * can be sent while the RTU is still held back (the target's channel is
  * then still connecting)
  */
+/* rtu_fail - the QP moves or the RTU of an rtu_delay login failed */
+static void rtu_fail(struct conn *c, const char *step, const char *what, int ret)
+{
+	c->st = CS_FAIL;
+	snprintf(c->failwhy, sizeof(c->failwhy), "%s: %s: %s", step, what,
+		 strerror(ret));
+	vlog("c%d: %s", c->idx, c->failwhy);
+}
+
 static void qp_ready(struct conn *c)
 {
 	const char *what;
 	int ret = qp_moves(c, &what);
 
 	if (ret) {
-		c->st = CS_FAIL;
-		snprintf(c->failwhy, sizeof(c->failwhy), "early RTS: %s: %s", what,
-			 strerror(ret));
-		vlog("c%d: %s", c->idx, c->failwhy);
+		rtu_fail(c, "early RTS", what, ret);
 		return;
 	}
 	vlog("c%d: QP ready at the REP, RTU in %d ms", c->idx, c->rtu_delay);
 }
 
+/*
+ * send_rtu - the delayed end of an rtu_delay login: the QP moves (already
+ * done at the REP with early_rts), then rdma_establish() sends the RTU; the
+ * connection is up.
+ */
 static void send_rtu(struct conn *c)
 {
 	const char *what = "RTS";
@@ -559,10 +569,7 @@ static void send_rtu(struct conn *c)
 		ret = rdma_establish(c->id) ? (errno ? errno : EINVAL) : 0;
 	}
 	if (ret) {
-		c->st = CS_FAIL;
-		snprintf(c->failwhy, sizeof(c->failwhy), "delayed RTU: %s: %s", what,
-			 strerror(ret));
-		vlog("c%d: %s", c->idx, c->failwhy);
+		rtu_fail(c, "delayed RTU", what, ret);
 		return;
 	}
 	c->cm_est++;
