@@ -5168,6 +5168,26 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 }
 
 /**
+ * srpt_handle_credit_free_iu() - handle an IU that uses no credit, at once
+ * @ch: RDMA channel, in any state
+ * @recv_ioctx: an SRP_I_LOGOUT, SRP_CRED_RSP or SRP_AER_RSP
+ *
+ * Credits bound the IUs an initiator may have waiting; these three are
+ * outside that bound, so they never wait: a connecting channel (whose
+ * RTU an initiator can withhold) would otherwise keep each one's receive
+ * buffer, in SRQ mode one every channel of the device needs.
+ */
+static void srpt_handle_credit_free_iu(struct srpt_rdma_ch *ch,
+				       struct srpt_recv_ioctx *recv_ioctx)
+{
+	const u8 *iu = recv_ioctx->ioctx.buf + recv_ioctx->ioctx.offset;
+
+	if (iu[0] == SRP_I_LOGOUT)
+		srpt_close_ch(ch, "the initiator logged out");
+	srpt_recycle_recv(ch, recv_ioctx, false);
+}
+
+/**
  * srpt_handle_new_iu() - process a newly received information unit
  * @ch: RDMA channel through which the information unit has been received
  * @recv_ioctx: receive I/O context associated with the information unit
@@ -5199,12 +5219,9 @@ static bool srpt_handle_new_iu(struct srpt_rdma_ch *ch,
 			srpt_handle_tsk_mgmt(ch, recv_ioctx, send_ioctx);
 		return true;
 	case SRP_I_LOGOUT:
-		srpt_close_ch(ch, "the initiator logged out");
-		srpt_recycle_recv(ch, recv_ioctx, false);
-		return true;
 	case SRP_CRED_RSP:
 	case SRP_AER_RSP:
-		srpt_recycle_recv(ch, recv_ioctx, false);
+		srpt_handle_credit_free_iu(ch, recv_ioctx);
 		return true;
 	default:
 		pr_warn_ratelimited("%s: IU with unknown opcode %#x ignored\n",
@@ -5369,26 +5386,6 @@ static void srpt_credit_violation(struct srpt_rdma_ch *ch,
 	pr_warn_ratelimited("%s: the initiator sent more IUs than its %d credits; closing the channel\n",
 			    ch->sess_name, ch->rq_size);
 	srpt_close_ch(ch, "credit violation");
-	srpt_recycle_recv(ch, recv_ioctx, false);
-}
-
-/**
- * srpt_handle_credit_free_iu() - handle an IU that uses no credit, at once
- * @ch: RDMA channel, in any state
- * @recv_ioctx: an SRP_I_LOGOUT, SRP_CRED_RSP or SRP_AER_RSP
- *
- * Credits bound the IUs an initiator may have waiting; these three are
- * outside that bound, so they never wait: a connecting channel (whose
- * RTU an initiator can withhold) would otherwise keep each one's receive
- * buffer, in SRQ mode one every channel of the device needs.
- */
-static void srpt_handle_credit_free_iu(struct srpt_rdma_ch *ch,
-				       struct srpt_recv_ioctx *recv_ioctx)
-{
-	const u8 *iu = recv_ioctx->ioctx.buf + recv_ioctx->ioctx.offset;
-
-	if (iu[0] == SRP_I_LOGOUT)
-		srpt_close_ch(ch, "the initiator logged out");
 	srpt_recycle_recv(ch, recv_ioctx, false);
 }
 
