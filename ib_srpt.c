@@ -3505,6 +3505,9 @@ static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
 	ret = srpt_send_login_rsp(ch, &rsp, resp_res, init_depth);
 	if (ret)
 		srpt_set_rtu_pending(ch, false);
+	else
+		/* Before the login ends: no close can be released meanwhile. */
+		srpt_arm_connect_timeout(ch);
 	srpt_login_end(ch);
 	if (ret) {
 		pr_err_ratelimited("%s: sending the login response failed (%d)\n",
@@ -3512,7 +3515,6 @@ static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
 		srpt_close_ch(ch, "the login response could not be sent");
 		return;
 	}
-	srpt_arm_connect_timeout(ch);
 	atomic64_inc(&sport->logins_accepted);
 	trace_srpt_login(dev_name(&sport->sdev->device->dev), port_num,
 			 src_addr, req->initiator_port_id, 0);
@@ -5255,9 +5257,11 @@ static struct srpt_recv_ioctx *srpt_take_waiting_iu(struct srpt_rdma_ch *ch)
  * @ch: RDMA channel in CH_CONNECTING and SRQ mode, @ch->recv_lock held
  *
  * Until the channel is live its IUs wait and keep their SRQ buffers, which
- * every channel of the device needs. One channel may hold
- * %SRPT_MAX_CONNECTING_IUS of them, all connecting channels of the device
- * a quarter of the SRQ (at least %SRPT_MAX_CONNECTING_IUS).
+ * every channel of the device needs. Its credits bound what one channel
+ * holds; all connecting channels of the device together may hold a quarter
+ * of the SRQ (at least %SRPT_MAX_CONNECTING_IUS). There is no lower limit
+ * per channel: an initiator that reconnects may resend all its queued
+ * commands before the target has seen its RTU.
  *
  * Return: true when the IU may wait, false when the channel must be closed.
  */
@@ -5267,8 +5271,6 @@ static bool srpt_hold_connecting_iu(struct srpt_rdma_ch *ch)
 	int cap = max_t(int, sdev->srq_size / 4, SRPT_MAX_CONNECTING_IUS);
 
 	lockdep_assert_held(&ch->recv_lock);
-	if (ch->connecting_ius >= SRPT_MAX_CONNECTING_IUS)
-		return false;
 	if (atomic_inc_return(&sdev->connecting_ius) > cap) {
 		atomic_dec(&sdev->connecting_ius);
 		return false;

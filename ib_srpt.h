@@ -263,9 +263,9 @@ enum {
 	 */
 	SRPT_CONNECT_TIMEOUT_MS		= 10000,
 	/*
-	 * IUs that one channel may hold while connecting in SRQ mode, the
-	 * receive buffers every channel of the device shares; all connecting
-	 * channels of a device together hold at most a quarter of the SRQ.
+	 * All connecting channels of a device in SRQ mode together hold at
+	 * most a quarter of the SRQ in waiting IUs, and never less than this
+	 * (srpt_hold_connecting_iu()).
 	 */
 	SRPT_MAX_CONNECTING_IUS		= 16,
 };
