@@ -2140,9 +2140,6 @@ static DECLARE_WAIT_QUEUE_HEAD(srpt_ch_released_wq);
  * @ch: SRPT RDMA channel
  * @new: the new state
  *
- * A channel that leaves CH_CONNECTING no longer counts its waiting IUs
- * against the device's limit (srpt_hold_connecting_iu()).
- *
  * Return: true if the channel was in an earlier state and now is in @new.
  */
 static bool srpt_ch_advance(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
@@ -2157,11 +2154,6 @@ static bool srpt_ch_advance(struct srpt_rdma_ch *ch, enum srpt_ch_state new)
 		ch->state = new;
 		moved = true;
 		trace_srpt_ch_state(ch->peer, ch->cid, old, new);
-		if (old == CH_CONNECTING && ch->connecting_ius) {
-			atomic_sub(ch->connecting_ius,
-				   &ch->sport->sdev->connecting_ius);
-			ch->connecting_ius = 0;
-		}
 	}
 	spin_unlock_irqrestore(&ch->recv_lock, flags);
 	return moved;
@@ -5253,33 +5245,6 @@ static struct srpt_recv_ioctx *srpt_take_waiting_iu(struct srpt_rdma_ch *ch)
 }
 
 /**
- * srpt_hold_connecting_iu() - count an IU a connecting SRQ channel queues
- * @ch: RDMA channel in CH_CONNECTING and SRQ mode, @ch->recv_lock held
- *
- * Until the channel is live its IUs wait and keep their SRQ buffers, which
- * every channel of the device needs. Its credits bound what one channel
- * holds; all connecting channels of the device together may hold a quarter
- * of the SRQ (at least %SRPT_MAX_CONNECTING_IUS). There is no lower limit
- * per channel: an initiator that reconnects may resend all its queued
- * commands before the target has seen its RTU.
- *
- * Return: true when the IU may wait, false when the channel must be closed.
- */
-static bool srpt_hold_connecting_iu(struct srpt_rdma_ch *ch)
-{
-	struct srpt_device *sdev = ch->sport->sdev;
-	int cap = max_t(int, sdev->srq_size / 4, SRPT_MAX_CONNECTING_IUS);
-
-	lockdep_assert_held(&ch->recv_lock);
-	if (atomic_inc_return(&sdev->connecting_ius) > cap) {
-		atomic_dec(&sdev->connecting_ius);
-		return false;
-	}
-	ch->connecting_ius++;
-	return true;
-}
-
-/**
  * srpt_process_ius() - process a new IU and the IUs that had to wait
  * @ch: RDMA channel
  * @recv_ioctx: a newly received IU, or NULL
@@ -5307,13 +5272,6 @@ static void srpt_process_ius(struct srpt_rdma_ch *ch,
 	spin_lock_irqsave(&ch->recv_lock, flags);
 	if (recv_ioctx && ch->state > CH_LIVE) {
 		spin_unlock_irqrestore(&ch->recv_lock, flags);
-		srpt_recycle_recv(ch, recv_ioctx, false);
-		return;
-	}
-	if (recv_ioctx && ch->state == CH_CONNECTING && ch->use_srq &&
-	    !srpt_hold_connecting_iu(ch)) {
-		spin_unlock_irqrestore(&ch->recv_lock, flags);
-		srpt_close_ch(ch, "too many IUs before the channel was live");
 		srpt_recycle_recv(ch, recv_ioctx, false);
 		return;
 	}

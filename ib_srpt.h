@@ -262,12 +262,6 @@ enum {
 	 * request sets how long the REP is resent, up to hours.
 	 */
 	SRPT_CONNECT_TIMEOUT_MS		= 10000,
-	/*
-	 * All connecting channels of a device in SRQ mode together hold at
-	 * most a quarter of the SRQ in waiting IUs, and never less than this
-	 * (srpt_hold_connecting_iu()).
-	 */
-	SRPT_MAX_CONNECTING_IUS		= 16,
 };
 
 /**
@@ -514,9 +508,6 @@ struct srpt_ch_stats {
  * @connect_work: closes the channel if it is not live
  *	%SRPT_CONNECT_TIMEOUT_MS after its login was answered; holds a
  *	reference while queued
- * @connecting_ius: IUs queued while connecting in SRQ mode, counted in
- *	srpt_device.connecting_ius until the channel leaves CH_CONNECTING;
- *	protected by @recv_lock
  * @nacl: ACL of @sess, only compared, never dereferenced; set with @stpg
  * @cid: number of the channel in its nexus, for the ACL's info attribute
  * @login_time: wall-clock seconds of the login
@@ -570,7 +561,6 @@ struct srpt_rdma_ch {
 	char sess_name[40];
 	struct work_struct release_work;
 	struct delayed_work connect_work;
-	u32 connecting_ius;
 	const struct se_node_acl *nacl;
 	u32 cid;
 	time64_t login_time;
@@ -763,7 +753,6 @@ struct srpt_port {
  * @buf_budget: limit of @buf_bytes, see srpt_buf_budget()
  * @event_handler: asynchronous event handler
  * @comp_vector: next completion vector to hand out
- * @connecting_ius: SRQ buffers held by IUs of channels still connecting
  * @refs: references to the memory of this structure: one of the IB client
  *	plus one per configfs writer waiting for channels of a port
  * @going_away: the HCA is being removed: releases wait for no RTU
@@ -786,7 +775,6 @@ struct srpt_device {
 	u64 buf_budget;
 	struct ib_event_handler event_handler;
 	atomic_t comp_vector;
-	atomic_t connecting_ius;
 	struct kref refs;
 	bool going_away;
 	u32 port_cnt;
