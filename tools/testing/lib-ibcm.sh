@@ -90,7 +90,7 @@ IBCM_STOCK_NO_LISTENER="stock ib_srpt listens for IB/CM on InfiniBand ports only
 # (SRPT_TEST_IBCM_ARGS adds some, comma separated). Dies on failure; not
 # for $(...).
 ibcm_setup() {
-	local sum m nic guid maxreq tlog tpid
+	local m nic guid maxreq tlog tpid
 	local -a extra
 	# The target sets up meanwhile (about half a minute); a die before it
 	# is done waits for it, so the runner's teardown comes after it.
@@ -100,21 +100,13 @@ ibcm_setup() {
 	# shellcheck disable=SC2064 # this job's PID, now
 	trap "wait $tpid" EXIT
 	TESTING=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-	HOSTILE_DIR=$(cd "$TESTING/../srp-hostile" && pwd)
 	INIT_ID=0000000000000001000000000000abcd
 	GIDACL_ID=0000000000000002000000000000abcd
 	TIP=$(fabric_ip 1 target)
 	IIP=$(fabric_ip 1 initiator)
 	NOACL_IP=10.212.1.99
 	IBCM_BUILD=$(mktemp -d /tmp/srp-hostile.XXXXXX)
-	sum=$(cd "$HOSTILE_DIR" && cat conn.c build.c run.c hostile.h run.h srp_wire.h srp_cm.c srp_cm.h ibcm.c ibcm.h ibcm_conn.c | sha256sum | cut -d' ' -f1)
-	if [[ -x $HOSTILE_DIR/srp-hostile && $(cat "$HOSTILE_DIR/srp-hostile.srcsum" 2>/dev/null) == "$sum" ]]; then
-		cp "$HOSTILE_DIR/srp-hostile" "$IBCM_BUILD/"
-	else
-		need_cmd gcc make
-		cp "$HOSTILE_DIR"/*.c "$HOSTILE_DIR"/*.h "$HOSTILE_DIR"/Makefile "$IBCM_BUILD"/
-		make -s -C "$IBCM_BUILD" CFLAGS="-O1 -g" >&2 || die "building srp-hostile failed"
-	fi
+	hostile_build "$IBCM_BUILD"
 	"$IBCM_BUILD/srp-hostile" -X >&2 || die "srp-hostile's IB/CM message self-test failed"
 
 	fabric_rdma_setup || die "soft-RoCE setup failed"

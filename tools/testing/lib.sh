@@ -393,6 +393,25 @@ srpt_guid() {
 	cat /sys/module/ib_srpt/parameters/srpt_service_guid
 }
 
+# hostile_build DIR: put an srp-hostile binary for tools/srp-hostile into
+# DIR (a new scratch directory): the one built on the host ("make -C
+# tools/srp-hostile") when it was built from these sources, else one built
+# here (slow under emulation). Sets HOSTILE_DIR to tools/srp-hostile.
+hostile_build() {
+	local dir=$1 sum
+	HOSTILE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../srp-hostile" && pwd)
+	sum=$(cd "$HOSTILE_DIR" && cat conn.c build.c run.c hostile.h run.h srp_wire.h srp_cm.c srp_cm.h ibcm.c ibcm.h ibcm_conn.c | sha256sum | cut -d' ' -f1)
+	if [[ -x $HOSTILE_DIR/srp-hostile && $(cat "$HOSTILE_DIR/srp-hostile.srcsum" 2>/dev/null) == "$sum" ]]; then
+		cp "$HOSTILE_DIR/srp-hostile" "$dir/"
+		log "using the host-built srp-hostile"
+	else
+		need_cmd gcc make
+		cp "$HOSTILE_DIR"/*.c "$HOSTILE_DIR"/*.h "$HOSTILE_DIR"/Makefile "$dir"/
+		make -s -C "$dir" CFLAGS="-O1 -g" >&2 || die "building srp-hostile failed"
+		log "built srp-hostile in the guest"
+	fi
+}
+
 #
 # Soft RDMA devices and port names
 #

@@ -43,25 +43,13 @@ MODE=${HOSTILE_MODE:-ring}
 if [[ $MODE == srq && $SRPT == stock && -z ${SRPT_TEST_HOSTILE_STOCK_SRQ:-} ]]; then
 	skip "stock ib_srpt WARNs in srpt_cache_put() releasing SRQ channels (SRPT_TEST_HOSTILE_STOCK_SRQ=1 runs it)"
 fi
-HOSTILE_DIR=$(cd "$(dirname "$0")/../../srp-hostile" && pwd)
 INIT_ID=0000000000000001000000000000abcd
 NOACL_IP=10.211.0.99
 SECOND_IP=10.211.0.98
 CAP_IP=10.211.0.97
 
-# Use the binary built on the host ("make -C tools/srp-hostile") when it was
-# built from these sources; else build it here (slow under emulation) in a
-# scratch copy.
 build=$(mktemp -d /tmp/srp-hostile.XXXXXX)
-sum=$(cd "$HOSTILE_DIR" && cat conn.c build.c run.c hostile.h run.h srp_wire.h srp_cm.c srp_cm.h ibcm.c ibcm.h ibcm_conn.c | sha256sum | cut -d' ' -f1)
-if [[ -x $HOSTILE_DIR/srp-hostile && $(cat "$HOSTILE_DIR/srp-hostile.srcsum" 2>/dev/null) == "$sum" ]]; then
-	cp "$HOSTILE_DIR/srp-hostile" "$build/"
-	log "using the host-built srp-hostile"
-else
-	cp "$HOSTILE_DIR"/*.c "$HOSTILE_DIR"/*.h "$HOSTILE_DIR"/Makefile "$build"/
-	make -s -C "$build" CFLAGS="-O1 -g" >&2 || die "building srp-hostile failed"
-	log "built srp-hostile in the guest"
-fi
+hostile_build "$build"
 
 soft_rdma_setup
 if [[ $MODE == srq ]]; then
