@@ -210,6 +210,10 @@ static DEFINE_MUTEX(rdma_cm_mutex);
 static struct rdma_cm_id *rdma_cm_ids[2];
 static u16 rdma_cm_listen_port;
 static struct workqueue_struct *srpt_wq;
+
+/* Ring buffers of all channels, and their limit (srpt_ring_charge()). */
+static atomic64_t srpt_ring_bytes = ATOMIC64_INIT(0);
+static u64 srpt_ring_limit;
 /* Session numbers of the ACL info attribute. */
 static atomic_t srpt_nexus_ids = ATOMIC_INIT(0);
 /*
@@ -1986,20 +1990,119 @@ static void srpt_ch_set_iu_lens(struct srpt_rdma_ch *ch,
 }
 
 /**
- * srpt_alloc_ch_rings() - allocate the send and receive rings of a channel
+ * srpt_ch_recv_align() - where immediate data starts in a receive buffer
  * @ch: SRPT RDMA channel with its sizes set
  *
- * Receive buffers are placed so that immediate data starts on a 512-byte
- * boundary.
- *
- * Return: 0 or -ENOMEM.
+ * Return: the offset of each receive buffer in its allocation, so that
+ * immediate data starts on a %SRPT_IMM_ALIGN boundary.
  */
-static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
+static u32 srpt_ch_recv_align(const struct srpt_rdma_ch *ch)
+{
+	if (!ch->imm_data_offset)
+		return 0;
+	return (SRPT_IMM_ALIGN - ch->imm_data_offset % SRPT_IMM_ALIGN) %
+		SRPT_IMM_ALIGN;
+}
+
+/**
+ * srpt_buf_footprint() - memory a ring buffer takes
+ * @size: bytes of the buffer
+ *
+ * srpt_cache_get() aligns objects to 512 bytes; an object larger than a
+ * page takes, at worst, a block of pages of its own (the next power of
+ * two).
+ *
+ * Return: the bytes charged for one buffer of @size bytes.
+ */
+static u64 srpt_buf_footprint(u32 size)
+{
+	if (size <= PAGE_SIZE)
+		return ALIGN(size, SRPT_IMM_ALIGN);
+	return PAGE_SIZE << get_order(size);
+}
+
+/**
+ * srpt_ch_ring_bytes() - memory of a channel's rings
+ * @ch: SRPT RDMA channel with its sizes set
+ *
+ * A send context with its response buffer per credit and, without an
+ * SRQ, a receive context with its receive buffer per credit. The size of
+ * a receive buffer is set by srp_max_req_size (and the immediate data
+ * alignment), not by the initiator.
+ *
+ * Return: the bytes charged for the rings srpt_alloc_ch_rings() allocates.
+ */
+static u64 srpt_ch_ring_bytes(const struct srpt_rdma_ch *ch)
+{
+	u64 per_ctx = sizeof(struct srpt_send_ioctx) +
+		srpt_buf_footprint(ch->max_rsp_size);
+
+	if (!ch->use_srq)
+		per_ctx += sizeof(struct srpt_recv_ioctx) +
+			srpt_buf_footprint(srpt_ch_recv_align(ch) +
+					   ch->max_it_iu_len);
+	return per_ctx * ch->rq_size;
+}
+
+/**
+ * srpt_ring_budget() - ring-buffer budget of the module
+ * @ram: bytes of RAM of the machine
+ *
+ * The channel limits count channels; this bounds their memory. The rings
+ * of all channels of all HCAs, closing ones included, may take a quarter
+ * of RAM, at least %SRPT_MIN_RING_BUDGET (two channels of the largest
+ * kind). A login beyond it is refused with INSUFFICIENT RESOURCES.
+ *
+ * Return: the budget in bytes.
+ */
+static u64 srpt_ring_budget(u64 ram)
+{
+	return max_t(u64, ram >> SRPT_RING_BUDGET_SHIFT, SRPT_MIN_RING_BUDGET);
+}
+
+/**
+ * srpt_ring_charge() - take a channel's ring bytes from the budget
+ * @ch: SRPT RDMA channel with its sizes set, no rings yet
+ * @credit: bytes of the channels that @ch's SINGLE login replaces, which
+ *	are still charged until their release; 0 for a MULTI login
+ *
+ * A SINGLE login may go beyond the budget by what it replaces: an
+ * initiator that reconnects after a crash must get its channels back even
+ * while the target still holds the old ones.
+ *
+ * Return: true when they fit and were taken (@ch->ring_charge set).
+ */
+static bool srpt_ring_charge(struct srpt_rdma_ch *ch, u64 credit)
+{
+	u64 bytes = srpt_ch_ring_bytes(ch);
+	s64 old = atomic64_read(&srpt_ring_bytes);
+
+	do {
+		if (old + bytes > srpt_ring_limit + credit)
+			return false;
+	} while (!atomic64_try_cmpxchg(&srpt_ring_bytes, &old, old + bytes));
+	ch->ring_charge = bytes;
+	return true;
+}
+
+/**
+ * srpt_alloc_ch_rings() - allocate the send and receive rings of a channel
+ * @ch: SRPT RDMA channel with its sizes set
+ * @credit: see srpt_ring_charge()
+ *
+ * Receive buffers are placed so that immediate data starts on a 512-byte
+ * boundary. The rings count against the ring budget.
+ *
+ * Return: 0, -ENOSPC when the budget has no room for them, or -ENOMEM.
+ */
+static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch, u64 credit)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
-	u32 align = 0;
+	u32 align = srpt_ch_recv_align(ch);
 	int i;
 
+	if (!srpt_ring_charge(ch, credit))
+		return -ENOSPC;
 	ch->rsp_buf_cache = srpt_cache_get(ch->max_rsp_size);
 	if (!ch->rsp_buf_cache)
 		return -ENOMEM;
@@ -2018,9 +2121,6 @@ static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch)
 	if (ch->use_srq)
 		return 0;
 
-	if (ch->imm_data_offset)
-		align = (SRPT_IMM_ALIGN - ch->imm_data_offset % SRPT_IMM_ALIGN) %
-			SRPT_IMM_ALIGN;
 	ch->req_buf_cache = srpt_cache_get(align + ch->max_it_iu_len);
 	if (!ch->req_buf_cache)
 		return -ENOMEM;
@@ -2057,6 +2157,8 @@ static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
 	ch->rsp_buf_cache = NULL;
 	srpt_cache_put(ch->req_buf_cache);
 	ch->req_buf_cache = NULL;
+	atomic64_sub(ch->ring_charge, &srpt_ring_bytes);
+	ch->ring_charge = 0;
 }
 
 /**
@@ -2066,6 +2168,7 @@ static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
  * @ib_cm_id: IB/CM connection, or NULL
  * @rdma_cm_id: RDMA/CM connection, or NULL
  * @src_addr: initiator name used for the ACL lookup
+ * @credit: see srpt_ring_charge()
  *
  * Return: the channel with its rings, or an ERR_PTR().
  */
@@ -2073,7 +2176,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 					  const struct srp_login_req *req,
 					  struct ib_cm_id *ib_cm_id,
 					  struct rdma_cm_id *rdma_cm_id,
-					  const char *src_addr)
+					  const char *src_addr, u64 credit)
 {
 	struct srpt_device *sdev = sport->sdev;
 	const struct ib_device_attr *attrs = &sdev->device->attrs;
@@ -2113,7 +2216,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	    imm_off >= SRPT_MIN_IMM_DATA_OFFSET && imm_off < ch->max_it_iu_len)
 		ch->imm_data_offset = imm_off;
 
-	ret = srpt_alloc_ch_rings(ch);
+	ret = srpt_alloc_ch_rings(ch, credit);
 	if (ret) {
 		srpt_free_ch_rings(ch);
 		kfree(ch);
@@ -3296,11 +3399,50 @@ static int srpt_send_login_rsp(struct srpt_rdma_ch *ch,
 }
 
 /**
+ * srpt_single_credit() - ring bytes of the channels a SINGLE login replaces
+ * @sport: port the login arrived on
+ * @req: the login request
+ * @acl: the TPG and ACL that admit the login
+ *
+ * The channels of the login's nexus that are not closing yet; a channel
+ * that is closing may already have given its bytes back.
+ *
+ * Context: srpt_dev_mutex held, so that no channel joins the nexus.
+ *
+ * Return: the bytes, 0 for a MULTI login.
+ */
+static u64 srpt_single_credit(struct srpt_port *sport,
+			      const struct srp_login_req *req,
+			      const struct srpt_acl_key *acl)
+{
+	struct srpt_nexus *nexus;
+	struct srpt_rdma_ch *ch;
+	u64 credit = 0;
+
+	lockdep_assert_held(&srpt_dev_mutex);
+	if ((req->req_flags & 3) != SRP_MULTICHAN_SINGLE)
+		return 0;
+	mutex_lock(&sport->mutex);
+	list_for_each_entry(nexus, &sport->nexus_list, entry) {
+		if (!srpt_nexus_is(nexus, req->initiator_port_id,
+				   req->target_port_id, acl))
+			continue;
+		list_for_each_entry(ch, &nexus->ch_list, list) {
+			if (READ_ONCE(ch->state) < CH_DISCONNECTING)
+				credit += READ_ONCE(ch->ring_charge);
+		}
+	}
+	mutex_unlock(&sport->mutex);
+	return credit;
+}
+
+/**
  * srpt_cm_req_validate() - decide whether a login request may get a channel
  * @sdev: HCA the request arrived on
  * @port_num: HCA port number
  * @req: the login request
  * @src_addr: initiator name: GUID form (IB/CM) or IP address (RDMA/CM)
+ * @credit: set to srpt_single_credit() of the login
  *
  * Refused logins cost no allocation.
  *
@@ -3308,7 +3450,7 @@ static int srpt_send_login_rsp(struct srpt_rdma_ch *ch,
  */
 static u32 srpt_cm_req_validate(struct srpt_device *sdev, u32 port_num,
 				const struct srp_login_req *req,
-				const char *src_addr)
+				const char *src_addr, u64 *credit)
 {
 	struct srpt_acl_key acl;
 	struct srpt_port *sport;
@@ -3331,6 +3473,7 @@ static u32 srpt_cm_req_validate(struct srpt_device *sdev, u32 port_num,
 		srpt_log_rej(sdev, port_num, req, src_addr, why);
 		return SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
 	}
+	*credit = srpt_single_credit(sport, req, &acl);
 	return 0;
 }
 
@@ -3358,6 +3501,7 @@ static void srpt_cm_req_free_ch(struct srpt_rdma_ch *ch)
  * @ib_cm_id: IB/CM connection, or NULL
  * @rdma_cm_id: RDMA/CM connection, or NULL
  * @src_addr: initiator name
+ * @credit: see srpt_ring_charge()
  *
  * Return: the channel with its rings, CQ and QP, or an ERR_PTR() (logged).
  */
@@ -3366,14 +3510,22 @@ static struct srpt_rdma_ch *srpt_cm_req_alloc_ch(struct srpt_device *sdev,
 						 const struct srp_login_req *req,
 						 struct ib_cm_id *ib_cm_id,
 						 struct rdma_cm_id *rdma_cm_id,
-						 const char *src_addr)
+						 const char *src_addr,
+						 u64 credit)
 {
 	struct srpt_rdma_ch *ch;
 	char why[96];
 	int ret;
 
 	ch = srpt_alloc_ch(srpt_login_port(sdev, port_num), req, ib_cm_id,
-			   rdma_cm_id, src_addr);
+			   rdma_cm_id, src_addr, credit);
+	if (PTR_ERR_OR_ZERO(ch) == -ENOSPC) {
+		snprintf(why, sizeof(why),
+			 "the channels' ring buffers would exceed %llu bytes",
+			 srpt_ring_limit);
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		return ch;
+	}
 	if (IS_ERR(ch)) {
 		snprintf(why, sizeof(why), "allocating the channel failed (%ld)",
 			 PTR_ERR(ch));
@@ -3574,6 +3726,7 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 {
 	struct srpt_nexus *nexus;
 	struct srpt_rdma_ch *ch;
+	u64 credit;
 	u32 reason;
 
 	lockdep_assert_held(&srpt_dev_mutex);
@@ -3581,11 +3734,11 @@ static int srpt_cm_req_recv(struct srpt_device *const sdev,
 		 src_addr, be16_to_cpu(pkey), dev_name(&sdev->device->dev),
 		 port_num, be32_to_cpu(req->req_it_iu_len), req->req_flags);
 
-	reason = srpt_cm_req_validate(sdev, port_num, req, src_addr);
+	reason = srpt_cm_req_validate(sdev, port_num, req, src_addr, &credit);
 	if (reason)
 		goto reject;
 	ch = srpt_cm_req_alloc_ch(sdev, port_num, req, ib_cm_id, rdma_cm_id,
-				  src_addr);
+				  src_addr, credit);
 	if (IS_ERR(ch)) {
 		reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 		goto reject;
@@ -6907,8 +7060,9 @@ static void srpt_port_logins(struct srpt_show *s, struct srpt_port *sport)
 }
 
 /**
- * srpt_da_logins_show() - configfs: srpt/discovery_auth/logins, logins
- *	accepted and rejected per HCA port since the port appeared
+ * srpt_da_logins_show() - configfs: srpt/discovery_auth/logins, the ring
+ *	buffers of all channels and the logins accepted and rejected per HCA
+ *	port since the port appeared
  * @item: the fabric's discovery_auth item
  * @page: output
  *
@@ -6927,6 +7081,9 @@ static ssize_t srpt_da_logins_show(struct config_item *item, char *page)
 	if (!s)
 		return -ENOMEM;
 	mutex_lock(&srpt_dev_mutex);
+	srpt_show_add(s, "ring buffers:\n\tbytes %llu\n\tlimit %llu\n",
+		      (u64)atomic64_read(&srpt_ring_bytes), srpt_ring_limit);
+	srpt_show_commit(s);
 	list_for_each_entry(sdev, &srpt_dev_list, list) {
 		for (i = 0; i < sdev->port_cnt && !s->left_out; i++)
 			srpt_port_logins(s, &sdev->port[i]);
@@ -7553,6 +7710,7 @@ static int __init srpt_init_module(void)
 {
 	int ret;
 
+	srpt_ring_limit = srpt_ring_budget((u64)totalram_pages() << PAGE_SHIFT);
 	srpt_wq = alloc_workqueue("ib_srpt", WQ_MEM_RECLAIM, 0);
 	if (!srpt_wq)
 		return -ENOMEM;
@@ -7588,6 +7746,7 @@ static void __exit srpt_cleanup_module(void)
 	 * fabric, and then the module text, go away.
 	 */
 	flush_workqueue(srpt_wq);
+	WARN_ON_ONCE(atomic64_read(&srpt_ring_bytes));
 	target_unregister_template(&srpt_template);
 	destroy_workqueue(srpt_wq);
 }

@@ -244,6 +244,15 @@ enum {
 	SRPT_MAX_CDB_LEN		= 16 + 252,	/* CDB + additional CDB */
 	SRPT_BUF_BUDGET_SHIFT		= 4,	/* 1/16 of RAM per device */
 	SRPT_MIN_BUF_BUDGET		= 128 * 1024 * 1024,
+	/*
+	 * The rings of all channels may take a quarter of RAM, and never
+	 * less than two channels of the largest kind (srpt_ring_budget()):
+	 * a receive buffer of the largest size plus its alignment is
+	 * charged as twice the size, and 16 KiB leave room for the rest.
+	 */
+	SRPT_RING_BUDGET_SHIFT		= 2,
+	SRPT_MIN_RING_BUDGET		= 2 * SRPT_MAX_RQ_SIZE *
+					  (2 * SRPT_MAX_MAX_REQ_SIZE + 16384),
 	SRPT_MIN_IMM_DATA_OFFSET	= sizeof(struct srp_cmd),
 	SRPT_IMM_ALIGN			= 512,
 	SRPT_CRED_REQ_THRESHOLD		= 16,	/* unreported credits that trigger SRP_CRED_REQ */
@@ -505,6 +514,8 @@ struct srpt_ch_stats {
  * @sess: LIO session
  * @sess_name: name the ACL was found under
  * @release_work: frees the channel once drained
+ * @ring_charge: bytes charged for @ioctx_ring and @ioctx_recv_ring
+ *	(srpt_ring_charge()) until the rings are freed
  * @connect_work: closes the channel if it is not live
  *	%SRPT_CONNECT_TIMEOUT_MS after its login was answered; holds a
  *	reference while queued
@@ -561,6 +572,7 @@ struct srpt_rdma_ch {
 	char sess_name[40];
 	struct work_struct release_work;
 	struct delayed_work connect_work;
+	u64 ring_charge;
 	const struct se_node_acl *nacl;
 	u32 cid;
 	time64_t login_time;

@@ -2215,6 +2215,74 @@ static void srpt_test_cdb_data_dir_varlen(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, srpt_cdb_dir_conflict(cdb, DMA_FROM_DEVICE));
 }
 
+static void srpt_test_ring_budget(struct kunit *test)
+{
+	s64 saved_bytes = atomic64_read(&srpt_ring_bytes);
+	u64 saved_limit = srpt_ring_limit, bytes, ctx;
+	struct srpt_rdma_ch *ch, *big;
+
+	/* A quarter of RAM, at least two channels of the largest kind. */
+	KUNIT_EXPECT_EQ(test, srpt_ring_budget(4ULL << 30), 1ULL << 30);
+	KUNIT_EXPECT_EQ(test, srpt_ring_budget(0), SRPT_MIN_RING_BUDGET);
+	big = kunit_kzalloc(test, sizeof(*big), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	big->rq_size = SRPT_MAX_RQ_SIZE;
+	big->max_rsp_size = SRPT_MAX_RSP_SIZE;
+	big->max_it_iu_len = SRPT_MAX_MAX_REQ_SIZE;
+	big->imm_data_offset = SRPT_MIN_IMM_DATA_OFFSET + 1;
+	KUNIT_EXPECT_GE(test, (u64)SRPT_MIN_RING_BUDGET,
+			2 * srpt_ch_ring_bytes(big));
+
+	/* What the slab allocator may take for a buffer, at worst. */
+	KUNIT_EXPECT_EQ(test, srpt_buf_footprint(256), 512ULL);
+	KUNIT_EXPECT_EQ(test, srpt_buf_footprint(PAGE_SIZE), (u64)PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, srpt_buf_footprint(8960), 16384ULL);
+	KUNIT_EXPECT_EQ(test, srpt_buf_footprint(262144), 262144ULL);
+	KUNIT_EXPECT_EQ(test, srpt_buf_footprint(262144 + 444), 524288ULL);
+
+	ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ch);
+	ch->sport = test_sport(test);
+	ch->rq_size = 128;
+	ch->max_rsp_size = 256;
+	ch->max_it_iu_len = 8260;
+	ch->imm_data_offset = 68;
+	/* Receive buffers start 444 bytes in, so immediate data is aligned. */
+	ctx = sizeof(struct srpt_send_ioctx) + sizeof(struct srpt_recv_ioctx);
+	bytes = 128 * (ctx + 512 + 16384);
+	KUNIT_EXPECT_EQ(test, srpt_ch_ring_bytes(ch), bytes);
+	ch->use_srq = true;
+	KUNIT_EXPECT_EQ(test, srpt_ch_ring_bytes(ch),
+			128 * (sizeof(struct srpt_send_ioctx) + 512));
+	ch->use_srq = false;
+
+	atomic64_set(&srpt_ring_bytes, 0);
+	srpt_ring_limit = 2 * bytes;
+	KUNIT_EXPECT_TRUE(test, srpt_ring_charge(ch, 0));
+	KUNIT_EXPECT_EQ(test, ch->ring_charge, bytes);
+	ch->ring_charge = 0;
+	KUNIT_EXPECT_TRUE(test, srpt_ring_charge(ch, 0));
+	/* Full: refused, nothing taken, and alloc_ch_rings says so. */
+	ch->ring_charge = 0;
+	KUNIT_EXPECT_FALSE(test, srpt_ring_charge(ch, 0));
+	KUNIT_EXPECT_EQ(test, ch->ring_charge, 0ULL);
+	KUNIT_EXPECT_EQ(test, srpt_alloc_ch_rings(ch, 0), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&srpt_ring_bytes), 2LL * bytes);
+	/* A SINGLE login that replaces a channel may go beyond by that much. */
+	KUNIT_EXPECT_FALSE(test, srpt_ring_charge(ch, bytes - 1));
+	KUNIT_EXPECT_TRUE(test, srpt_ring_charge(ch, bytes));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&srpt_ring_bytes), 3LL * bytes);
+	/* Freeing a channel's rings gives its bytes back. */
+	srpt_free_ch_rings(ch);
+	KUNIT_EXPECT_EQ(test, ch->ring_charge, 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&srpt_ring_bytes), 2LL * bytes);
+	srpt_free_ch_rings(ch);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&srpt_ring_bytes), 2LL * bytes);
+
+	atomic64_set(&srpt_ring_bytes, saved_bytes);
+	srpt_ring_limit = saved_limit;
+}
+
 static void srpt_test_buf_budget(struct kunit *test)
 {
 	struct srpt_device *sdev;
@@ -3671,6 +3739,7 @@ static struct kunit_suite srpt_cmd_test_suite = {
 /* Suite ib_srpt_buf: data buffers: budget, zeroing, kept buffers. */
 static struct kunit_case srpt_buf_test_cases[] = {
 	KUNIT_CASE(srpt_test_buf_budget),
+	KUNIT_CASE(srpt_test_ring_budget),
 	KUNIT_CASE(srpt_test_data_pages_zeroed),
 	KUNIT_CASE(srpt_test_send_ioctx_reset),
 	KUNIT_CASE(srpt_test_show_whole_blocks),
