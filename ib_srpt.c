@@ -2626,6 +2626,32 @@ static void srpt_ch_forget_acl(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_end_session() - stop a channel's LIO session and wait for its commands
+ * @ch: channel being released, with a session
+ *
+ * LIO's target_wait_for_sess_cmds() sleeps uninterruptibly for as long as
+ * the backstore takes, in periods of 180 s: longer than the hung-task
+ * timeout (120 s by default), so a stalled backstore would be reported as
+ * a hung release work, or panic a machine with hung_task_panic set. The
+ * release work therefore first waits in 10-second periods for the
+ * session's command count to drop to zero, saying so in the log, and only
+ * then lets LIO confirm it.
+ */
+static void srpt_end_session(struct srpt_rdma_ch *ch)
+{
+	struct target_cmd_counter *cnt = ch->sess->cmd_cnt;
+
+	target_stop_session(ch->sess);
+	while (!wait_event_timeout(cnt->refcnt_wq,
+				   percpu_ref_is_zero(&cnt->refcnt), 10 * HZ))
+		pr_info_ratelimited("%s: release waits for the backstore\n",
+				    ch->sess_name);
+	target_wait_for_sess_cmds(ch->sess);
+	target_remove_session(ch->sess);
+	ch->sess = NULL;
+}
+
+/**
  * srpt_release_channel_work() - free a disconnected channel
  * @w: the channel's release work
  *
@@ -2658,12 +2684,8 @@ static void srpt_release_channel_work(struct work_struct *w)
 	srpt_drop_waiting_ius(ch);
 	srpt_fail_rw_waiters(ch);
 	srpt_ch_forget_acl(ch);
-	if (ch->sess) {
-		target_stop_session(ch->sess);
-		target_wait_for_sess_cmds(ch->sess);
-		target_remove_session(ch->sess);
-		ch->sess = NULL;
-	}
+	if (ch->sess)
+		srpt_end_session(ch);
 	if (!ch->use_srq && ch->qp)
 		ib_drain_rq(ch->qp);
 	srpt_destroy_ch_ib(ch);
