@@ -56,7 +56,7 @@ export RB=$rb RB_TMP=$build
 
 case_limit() {
 	local ram limit bytes
-	ram=$(awk '$1 == "MemTotal:" { print $2 * 1024 }' /proc/meminfo)
+	ram=$(($(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo) * 1024))
 	limit=$("$rb" limit)
 	bytes=$("$rb" bytes)
 	log "MemTotal $ram bytes; ring buffer limit $limit, bytes $bytes"
