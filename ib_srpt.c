@@ -2061,6 +2061,25 @@ static u64 srpt_ring_budget(u64 ram)
 }
 
 /**
+ * srpt_charge_upto() - add bytes to a counter while it stays within a limit
+ * @counter: bytes in use
+ * @bytes: bytes to add
+ * @limit: the most @counter may then hold
+ *
+ * Return: true when they fit and were added.
+ */
+static bool srpt_charge_upto(atomic64_t *counter, u64 bytes, u64 limit)
+{
+	s64 old = atomic64_read(counter);
+
+	do {
+		if (old + bytes > limit)
+			return false;
+	} while (!atomic64_try_cmpxchg(counter, &old, old + bytes));
+	return true;
+}
+
+/**
  * srpt_ring_charge() - take a channel's ring bytes from the budget
  * @ch: SRPT RDMA channel with its sizes set, no rings yet
  * @credit: bytes of the channels that @ch's SINGLE login replaces, which
@@ -2075,12 +2094,9 @@ static u64 srpt_ring_budget(u64 ram)
 static bool srpt_ring_charge(struct srpt_rdma_ch *ch, u64 credit)
 {
 	u64 bytes = srpt_ch_ring_bytes(ch);
-	s64 old = atomic64_read(&srpt_ring_bytes);
 
-	do {
-		if (old + bytes > srpt_ring_limit + credit)
-			return false;
-	} while (!atomic64_try_cmpxchg(&srpt_ring_bytes, &old, old + bytes));
+	if (!srpt_charge_upto(&srpt_ring_bytes, bytes, srpt_ring_limit + credit))
+		return false;
 	ch->ring_charge = bytes;
 	return true;
 }
@@ -4519,13 +4535,7 @@ static u64 srpt_buf_budget(u64 ram)
 static bool srpt_buf_charge_upto(struct srpt_device *sdev, u64 bytes,
 				 u64 limit)
 {
-	s64 old = atomic64_read(&sdev->buf_bytes);
-
-	do {
-		if (old + bytes > limit)
-			return false;
-	} while (!atomic64_try_cmpxchg(&sdev->buf_bytes, &old, old + bytes));
-	return true;
+	return srpt_charge_upto(&sdev->buf_bytes, bytes, limit);
 }
 
 /**
