@@ -3648,6 +3648,133 @@ static void srpt_arm_connect_timeout(struct srpt_rdma_ch *ch)
 		kref_put(&ch->kref, srpt_free_ch);
 }
 
+/* Channels whose send queue is stuck ------------------------------------ */
+
+/**
+ * srpt_ch_watched() - whether max_hw_pending_time applies to a channel
+ * @ch: SRPT RDMA channel
+ * @live: set to whether @ch is live
+ *
+ * Only live channels are watched, and only once their login has been
+ * answered: srpt_close_ch() then closes at once and does not keep its
+ * reason for later (srpt_close_deferred()), so the caller may hand it a
+ * reason on its stack. A channel whose login has ended never goes back.
+ * The RTU may make a channel live just before its login ends; it is
+ * watched from the next look on.
+ *
+ * Return: true when @ch is live and its login has been answered.
+ */
+static bool srpt_ch_watched(struct srpt_rdma_ch *ch, bool *live)
+{
+	unsigned long flags;
+	bool watched;
+
+	spin_lock_irqsave(&ch->recv_lock, flags);
+	*live = ch->state == CH_LIVE;
+	watched = *live && !ch->login_busy;
+	spin_unlock_irqrestore(&ch->recv_lock, flags);
+	return watched;
+}
+
+/**
+ * srpt_ch_sq_stuck() - whether a channel's send queue has stopped moving
+ * @ch: SRPT RDMA channel
+ * @limit: how long the queue may hold work without a completion, in
+ *	jiffies
+ *
+ * The send queue of an RC queue pair completes its work requests in the
+ * order they were posted, so its oldest work request has been out for
+ * @limit when the queue has held work for @limit and nothing completed
+ * meanwhile: ch->sq_progress is the later of the last completion and the
+ * moment the queue stopped being empty (srpt_sq_take()). Reads both under
+ * ch->lock, where they change together with ch->sq_wr_avail.
+ *
+ * Return: true when work requests are outstanding and none completed for
+ * @limit.
+ */
+static bool srpt_ch_sq_stuck(struct srpt_rdma_ch *ch, unsigned long limit)
+{
+	unsigned long flags;
+	bool stuck;
+
+	spin_lock_irqsave(&ch->lock, flags);
+	stuck = (u32)ch->sq_wr_avail < ch->sq_size &&
+		time_after_eq(jiffies, ch->sq_progress + limit);
+	spin_unlock_irqrestore(&ch->lock, flags);
+	return stuck;
+}
+
+/**
+ * srpt_arm_hw_pending() - make sure the stuck-channel check of a port runs
+ * @sport: HCA port that has a live channel, or whose max_hw_pending_time
+ *	was just set
+ *
+ * Does nothing while max_hw_pending_time is 0 and when the check is queued
+ * already.
+ */
+static void srpt_arm_hw_pending(struct srpt_port *sport)
+{
+	if (READ_ONCE(sport->port_attrib.max_hw_pending_time))
+		queue_delayed_work(srpt_wq, &sport->hw_pending_work,
+				   round_jiffies_relative(HZ));
+}
+
+/**
+ * srpt_hw_pending_work() - close the live channels whose send queue is stuck
+ * @w: the port's hw_pending_work
+ *
+ * A channel whose RDMA transfer or response never completes keeps its
+ * command, data buffer, send-queue slots and LIO session. The queue pair's
+ * RNR retries and ACK timeout are bounded (srpt_clamp_qp_attr()), but the
+ * transport retry count is the initiator's (7 is for ever on soft-RoCE) and
+ * iWARP waits for TCP. About once a second this closes, with
+ * srpt_close_ch(), every live channel of the port that has had work in its
+ * send queue and no send completion for max_hw_pending_time seconds
+ * (srpt_ch_sq_stuck()); the usual drain and release then free it. Each
+ * close is counted in srpt_port.stuck_closed and logged as every close is.
+ *
+ * One delayed work per port instead of one per channel: it holds no
+ * channel reference. It looks at the channels under sport->mutex, and a
+ * channel leaves its nexus under that mutex only at the end of its release
+ * (srpt_nexus_del_ch()), so each channel it finds is valid. It runs only
+ * while the port has live channels: a channel queues it when it goes live
+ * (srpt_cm_rtu_recv()), a write of the attribute queues it, and it queues
+ * itself again only if it found a live channel. srpt_remove_one() cancels
+ * it after every channel of the port is released and the port's WWNs are
+ * detached, so nothing queues it again, and before the port's memory can
+ * go; module unload removes every device that way before srpt_wq goes.
+ */
+static void srpt_hw_pending_work(struct work_struct *w)
+{
+	struct srpt_port *sport = container_of(to_delayed_work(w),
+					       struct srpt_port,
+					       hw_pending_work);
+	u32 secs = READ_ONCE(sport->port_attrib.max_hw_pending_time);
+	struct srpt_nexus *nexus;
+	struct srpt_rdma_ch *ch;
+	bool live = false, ch_live;
+	char why[64];
+
+	if (!secs)
+		return;
+	snprintf(why, sizeof(why),
+		 "no send completion for %u s (max_hw_pending_time)", secs);
+	mutex_lock(&sport->mutex);
+	list_for_each_entry(nexus, &sport->nexus_list, entry) {
+		list_for_each_entry(ch, &nexus->ch_list, list) {
+			if (srpt_ch_watched(ch, &ch_live) &&
+			    srpt_ch_sq_stuck(ch, secs * HZ) &&
+			    srpt_close_ch(ch, why))
+				atomic64_inc(&sport->stuck_closed);
+			else if (ch_live)
+				live = true;
+		}
+	}
+	mutex_unlock(&sport->mutex);
+	if (live)
+		srpt_arm_hw_pending(sport);
+}
+
 /**
  * srpt_cm_req_accept() - connect the QP of a new channel and answer the login
  * @ch: the new channel, with its session
@@ -3846,6 +3973,7 @@ static void srpt_cm_rtu_recv(struct srpt_rdma_ch *ch)
 	}
 	if (srpt_ch_advance(ch, CH_LIVE)) {
 		pr_debug("%s: channel live\n", ch->sess_name);
+		srpt_arm_hw_pending(ch->sport);
 		srpt_process_wait_list(ch);
 	}
 out:
@@ -4252,6 +4380,23 @@ static int srpt_abort_cmd(struct srpt_send_ioctx *ioctx)
 }
 
 /**
+ * srpt_sq_take() - take send-queue slots that are free
+ * @ch: RDMA channel, with ch->lock held
+ * @n: number of slots, at most ch->sq_wr_avail
+ *
+ * Taking slots from an empty send queue starts the clock of
+ * srpt_ch_sq_stuck(): before it, the queue had nothing that could be
+ * stuck, however long ago its last completion was.
+ */
+static void srpt_sq_take(struct srpt_rdma_ch *ch, u32 n)
+{
+	lockdep_assert_held(&ch->lock);
+	if ((u32)ch->sq_wr_avail == ch->sq_size)
+		ch->sq_progress = jiffies;
+	ch->sq_wr_avail -= n;
+}
+
+/**
  * srpt_sq_reserve() - reserve send-queue slots or queue the command
  * @ch: RDMA channel
  * @ioctx: command that wants to post
@@ -4273,7 +4418,7 @@ static bool srpt_sq_reserve(struct srpt_rdma_ch *ch,
 	spin_lock_irqsave(&ch->lock, flags);
 	ok = list_empty(&ch->rw_wait_list) && ch->sq_wr_avail >= n;
 	if (ok) {
-		ch->sq_wr_avail -= n;
+		srpt_sq_take(ch, n);
 	} else {
 		ioctx->sq_wr_needed = n;
 		ioctx->waiting_rsp = rsp;
@@ -4298,20 +4443,25 @@ static void srpt_sq_post_waiter(struct srpt_send_ioctx *ioctx)
 /**
  * srpt_sq_release() - give back send-queue slots and post waiting commands
  * @ch: RDMA channel
- * @n: number of slots whose work requests completed
+ * @n: number of slots given back
+ * @completed: true when the slots' work requests completed, false when
+ *	their post failed; a completion is progress for srpt_ch_sq_stuck(),
+ *	a failed post is not (the work requests before it are still out)
  *
  * A post that fails gives its slots back through this function again. Only
  * the outermost call posts waiting commands, in a loop, and a nested call
  * just adds its slots, so a device that fails every post costs no stack
  * depth per waiting command.
  */
-static void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
+static void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n, bool completed)
 {
 	struct srpt_send_ioctx *ioctx, *next;
 	unsigned long flags;
 	LIST_HEAD(ready);
 
 	spin_lock_irqsave(&ch->lock, flags);
+	if (completed)
+		ch->sq_progress = jiffies;
 	ch->sq_wr_avail += n;
 	if (ch->sq_releasing) {
 		spin_unlock_irqrestore(&ch->lock, flags);
@@ -4323,7 +4473,7 @@ static void srpt_sq_release(struct srpt_rdma_ch *ch, u32 n)
 					 wait_list) {
 			if (ch->sq_wr_avail < ioctx->sq_wr_needed)
 				break;
-			ch->sq_wr_avail -= ioctx->sq_wr_needed;
+			srpt_sq_take(ch, ioctx->sq_wr_needed);
 			list_move_tail(&ioctx->wait_list, &ready);
 		}
 		if (list_empty(&ready))
@@ -5599,7 +5749,7 @@ static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx)
 		if (ret != -ENOTCONN)
 			pr_err_ratelimited("%s: posting RDMA READs failed (%d)\n",
 					   ch->sess_name, ret);
-		srpt_sq_release(ch, ioctx->n_rdma);
+		srpt_sq_release(ch, ioctx->n_rdma, false);
 	}
 	return ret;
 }
@@ -5618,7 +5768,7 @@ static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_send_ioctx *ioctx =
 		container_of(wc->wr_cqe, struct srpt_send_ioctx, rdma_cqe);
 
-	srpt_sq_release(ch, ioctx->n_rdma);
+	srpt_sq_release(ch, ioctx->n_rdma, true);
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		srpt_wc_error(ch, wc, "RDMA READ");
 		srpt_abort_cmd(ioctx);
@@ -5819,7 +5969,7 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 					   ch->sess_name, ret);
 			srpt_close_ch(ch, "a response could not be posted");
 		}
-		srpt_sq_release(ch, ioctx->sq_wr_held);
+		srpt_sq_release(ch, ioctx->sq_wr_held, false);
 		srpt_abort_cmd(ioctx);
 	}
 }
@@ -5981,7 +6131,7 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		srpt_wc_error(ch, wc, "sending a response");
 	else
 		srpt_count_sent(ch, ioctx);
-	srpt_sq_release(ch, ioctx->sq_wr_held);
+	srpt_sq_release(ch, ioctx->sq_wr_held, true);
 	srpt_send_finished(ioctx);
 	srpt_process_wait_list(ch);
 }
@@ -6635,6 +6785,74 @@ srpt_tpg_attrib_srp_sq_size_store(struct config_item *item,
 CONFIGFS_ATTR(srpt_tpg_attrib_, srp_sq_size);
 
 /**
+ * srpt_parse_hw_pending_time() - parse a write of max_hw_pending_time
+ * @page: the written text: a decimal number of seconds, optionally
+ *	followed by a newline
+ * @secs: set to the number on success
+ *
+ * Return: 0, or -EINVAL for anything but a number from 0 to
+ * %SRPT_MAX_HW_PENDING_TIME (a number too large for a u32 included).
+ */
+static int srpt_parse_hw_pending_time(const char *page, u32 *secs)
+{
+	u32 val;
+
+	if (kstrtou32(page, 10, &val) || val > SRPT_MAX_HW_PENDING_TIME)
+		return -EINVAL;
+	*secs = val;
+	return 0;
+}
+
+/**
+ * srpt_tpg_attrib_max_hw_pending_time_show() - show max_hw_pending_time
+ * @item: configfs item
+ * @page: output
+ *
+ * Return: bytes written or -ENODEV.
+ */
+static ssize_t
+srpt_tpg_attrib_max_hw_pending_time_show(struct config_item *item,
+					 char *page)
+{
+	return srpt_attr_show_u32(item, page,
+				  offsetof(struct srpt_port_attrib,
+					   max_hw_pending_time));
+}
+
+/**
+ * srpt_tpg_attrib_max_hw_pending_time_store() - set how long a live
+ *	channel's send queue may go without a completion
+ * @item: configfs item
+ * @page: seconds, 0 to %SRPT_MAX_HW_PENDING_TIME; 0: no limit
+ * @count: length of @page
+ *
+ * Applies to the channels of the port that are live already, too: the
+ * port's check (srpt_hw_pending_work()) reads the value each time it runs,
+ * and is queued here in case it had stopped.
+ *
+ * Return: @count, -EINVAL for anything but a number in range, -ENODEV.
+ */
+static ssize_t
+srpt_tpg_attrib_max_hw_pending_time_store(struct config_item *item,
+					  const char *page, size_t count)
+{
+	struct srpt_port *sport;
+	u32 secs;
+
+	if (srpt_parse_hw_pending_time(page, &secs))
+		return -EINVAL;
+	mutex_lock(&srpt_dev_mutex);
+	sport = srpt_tpg_sport(item);
+	if (sport) {
+		WRITE_ONCE(sport->port_attrib.max_hw_pending_time, secs);
+		srpt_arm_hw_pending(sport);
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	return sport ? count : -ENODEV;
+}
+CONFIGFS_ATTR(srpt_tpg_attrib_, max_hw_pending_time);
+
+/**
  * srpt_free_sdev() - free the memory of a device once nobody looks at it
  * @kref: srpt_device.refs
  *
@@ -6724,6 +6942,7 @@ static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	&srpt_tpg_attrib_attr_srp_max_rsp_size,
 	&srpt_tpg_attrib_attr_srp_sq_size,
 	&srpt_tpg_attrib_attr_use_srq,
+	&srpt_tpg_attrib_attr_max_hw_pending_time,
 	NULL,
 };
 
@@ -7073,7 +7292,8 @@ static const char *const srpt_rej_names[SRPT_NR_REJ_REASONS] = {
 };
 
 /**
- * srpt_port_logins() - the login counters of one port, as one block
+ * srpt_port_logins() - the login counters of one port and its count of
+ *	channels closed as stuck (srpt_hw_pending_work()), as one block
  * @s: page being filled
  * @sport: HCA port
  */
@@ -7088,13 +7308,15 @@ static void srpt_port_logins(struct srpt_show *s, struct srpt_port *sport)
 	for (i = 0; i < SRPT_NR_REJ_REASONS; i++)
 		srpt_show_add(s, "\trejected, %s: %llu\n", srpt_rej_names[i],
 			      (u64)atomic64_read(&sport->logins_rejected[i]));
+	srpt_show_add(s, "\tstuck channels closed %llu\n",
+		      (u64)atomic64_read(&sport->stuck_closed));
 	srpt_show_commit(s);
 }
 
 /**
  * srpt_da_logins_show() - configfs: srpt/discovery_auth/logins, the ring
- *	buffers of all channels and the logins accepted and rejected per HCA
- *	port since the port appeared
+ *	buffers of all channels and, per HCA port since the port appeared,
+ *	the logins accepted and rejected and the stuck channels closed
  * @item: the fabric's discovery_auth item
  * @page: output
  *
@@ -7610,9 +7832,11 @@ static void srpt_init_port(struct srpt_device *sdev, u32 i)
 	sport->port_attrib.srp_max_rsp_size = SRPT_DEF_RSP_SIZE;
 	sport->port_attrib.srp_sq_size = SRPT_DEF_SQ_SIZE;
 	sport->port_attrib.use_srq = false;
+	sport->port_attrib.max_hw_pending_time = SRPT_DEF_HW_PENDING_TIME;
 	mutex_init(&sport->mutex);
 	INIT_LIST_HEAD(&sport->nexus_list);
 	INIT_WORK(&sport->work, srpt_port_work);
+	INIT_DELAYED_WORK(&sport->hw_pending_work, srpt_hw_pending_work);
 	atomic_set(&sport->refcount, 0);
 	atomic_set(&sport->mode_chs[0], 0);
 	atomic_set(&sport->mode_chs[1], 0);
@@ -7716,8 +7940,11 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 		srpt_close_port_chs(&sdev->port[i], NULL,
 				    "the adapter is going away");
 	mutex_unlock(&srpt_dev_mutex);
-	for (i = 0; i < sdev->port_cnt; i++)
+	for (i = 0; i < sdev->port_cnt; i++) {
 		srpt_release_sport(&sdev->port[i]);
+		/* No live channel and no WWN is left to queue it again. */
+		cancel_delayed_work_sync(&sdev->port[i].hw_pending_work);
+	}
 
 	srpt_free_srq(sdev);
 	ib_dealloc_pd(sdev->pd);

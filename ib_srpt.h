@@ -271,6 +271,13 @@ enum {
 	 * request sets how long the REP is resent, up to hours.
 	 */
 	SRPT_CONNECT_TIMEOUT_MS		= 10000,
+	/*
+	 * max_hw_pending_time: a live channel whose send queue has work
+	 * outstanding and no completion for this many seconds is closed
+	 * (srpt_hw_pending_work(), which looks about once a second).
+	 */
+	SRPT_DEF_HW_PENDING_TIME	= 60,
+	SRPT_MAX_HW_PENDING_TIME	= 3600,
 };
 
 /**
@@ -471,6 +478,9 @@ struct srpt_ch_stats {
  * @rq_size: receive ring size == credits granted at login
  * @sq_size: send queue size
  * @sq_wr_avail: free send-queue slots, protected by @lock
+ * @sq_progress: jiffies of the last send-queue completion, or of the
+ *	reservation that found the send queue empty, whichever came last;
+ *	protected by @lock (see srpt_ch_sq_stuck())
  * @max_ti_iu_len: largest IU the initiator accepts
  * @max_it_iu_len: largest IU the initiator sends (negotiated)
  * @max_rsp_size: size of the response buffers
@@ -482,8 +492,8 @@ struct srpt_ch_stats {
  * @use_srq: receives come from the device SRQ
  * @recv_lock: protects @cmd_wait_list and the state checks of the
  *	receive path
- * @lock: protects @free_list, @n_free, @sq_wr_avail, @rw_wait_list and
- *	@sq_releasing
+ * @lock: protects @free_list, @n_free, @sq_wr_avail, @sq_progress,
+ *	@rw_wait_list and @sq_releasing
  * @free_list: unused send contexts
  * @n_free: number of entries in @free_list
  * @rw_wait_list: commands waiting for send-queue slots
@@ -540,6 +550,7 @@ struct srpt_rdma_ch {
 	int rq_size;
 	u32 sq_size;
 	int sq_wr_avail;
+	unsigned long sq_progress;
 	u32 max_ti_iu_len;
 	u32 max_it_iu_len;
 	u32 max_rsp_size;
@@ -653,12 +664,15 @@ struct srpt_nexus {
  * @srp_max_rsp_size: size of the response buffers
  * @srp_sq_size: send queue size of new channels
  * @use_srq: receive through the device SRQ
+ * @max_hw_pending_time: seconds a live channel's send queue may hold work
+ *	without a completion before the channel is closed; 0: no limit
  */
 struct srpt_port_attrib {
 	u32 srp_max_rdma_size;
 	u32 srp_max_rsp_size;
 	u32 srp_sq_size;
 	bool use_srq;
+	u32 max_hw_pending_time;
 };
 
 /**
@@ -729,6 +743,9 @@ struct port_and_port_id {
  * @logins_accepted: logins accepted on this port
  * @logins_rejected: logins rejected on this port, indexed by the low byte
  *	of the SRP_LOGIN_REJ reason (SRP_LOGIN_REJ_NO_REASON .. _CHANNEL_LIMIT)
+ * @hw_pending_work: closes the live channels whose send queue is stuck
+ *	(srpt_hw_pending_work()); queued while the port has live channels
+ * @stuck_closed: channels @hw_pending_work closed
  */
 struct srpt_port {
 	struct srpt_device *sdev;
@@ -747,6 +764,8 @@ struct srpt_port {
 	struct list_head nexus_list;
 	atomic64_t logins_accepted;
 	atomic64_t logins_rejected[SRPT_NR_REJ_REASONS];
+	struct delayed_work hw_pending_work;
+	atomic64_t stuck_closed;
 };
 
 /**

@@ -3949,7 +3949,7 @@ static int complete_cred_reqs(struct kunit *test)
 		KUNIT_ASSERT_LT(test, i, (int)ARRAY_SIZE(srpt_fake.sent));
 		KUNIT_EXPECT_EQ(test, req->opcode, SRP_CRED_REQ);
 		sum += be32_to_cpu(req->req_lim_delta);
-		srpt_sq_release(io->ch, io->sq_wr_held);
+		srpt_sq_release(io->ch, io->sq_wr_held, true);
 		srpt_send_finished(io);
 	}
 	return sum;
@@ -4072,7 +4072,7 @@ static void srpt_test_sq_release_iterative(struct kunit *test)
 	/* As on a closing channel: no post closes the channel again. */
 	srpt_fake.fail = true;
 	srpt_fake.fail_err = -ENOTCONN;
-	srpt_sq_release(ch, 1);
+	srpt_sq_release(ch, 1, true);
 
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 8);
 	/* Every post came from the same stack depth: no recursion. */
@@ -4102,7 +4102,7 @@ static void srpt_test_cred_req_when_idle(struct kunit *test)
 	srpt_credit_flush(ch);
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 1);
 	/* ...until its completion frees the context. */
-	srpt_sq_release(ch, 1);
+	srpt_sq_release(ch, 1, true);
 	srpt_send_finished(srpt_fake.sent[0]);
 	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 2);
 	req = srpt_fake.sent[1]->ioctx.buf;
@@ -4571,6 +4571,159 @@ static void srpt_test_join_nexus_single_alone(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, b->nexus, a->nexus);
 }
 
+/* ---- max_hw_pending_time: the attribute and the stuck-channel check ---- */
+
+/**
+ * struct hw_pending_parse_case - a write of max_hw_pending_time
+ * @in: the text written
+ * @ret: what srpt_parse_hw_pending_time() returns
+ * @val: the seconds it yields when @ret is 0
+ */
+struct hw_pending_parse_case {
+	const char *in;
+	int ret;
+	u32 val;
+};
+
+/*
+ * Seconds 0 .. 3600 in decimal, a trailing newline allowed; anything else,
+ * a number too large for a u32 included, is -EINVAL, and the value is left
+ * alone.
+ */
+static void srpt_test_hw_pending_parse(struct kunit *test)
+{
+	static const struct hw_pending_parse_case cases[] = {
+		{ "0", 0, 0 }, { "2\n", 0, 2 }, { "60", 0, 60 },
+		{ "3600\n", 0, 3600 }, { "3601", -EINVAL }, { "-1", -EINVAL },
+		{ "", -EINVAL }, { "\n", -EINVAL }, { "abc", -EINVAL },
+		{ "5s", -EINVAL }, { "5 ", -EINVAL }, { "0x10", -EINVAL },
+		{ "4294967295", -EINVAL }, { "99999999999", -EINVAL },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct hw_pending_parse_case *c = &cases[i];
+		u32 want = c->ret ? 12345 : c->val;
+		u32 val = 12345;
+
+		KUNIT_EXPECT_EQ_MSG(test, srpt_parse_hw_pending_time(c->in, &val),
+				    c->ret, "input \"%s\"", c->in);
+		KUNIT_EXPECT_EQ_MSG(test, val, want, "input \"%s\"", c->in);
+	}
+}
+
+/*
+ * The clock of srpt_ch_sq_stuck(): an empty queue is never stuck; work
+ * posted to an empty queue starts the clock, more work does not restart
+ * it, nor does a failed post that gives its slots back; a completion does.
+ */
+static void srpt_test_sq_progress(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 2);
+	struct srpt_send_ioctx *io = srpt_get_send_ioctx(ch);
+	const unsigned long limit = 2 * HZ;
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	ch->sq_size = 64;
+	ch->sq_wr_avail = 64;
+	ch->sq_progress = jiffies - 10 * limit;
+	KUNIT_EXPECT_FALSE(test, srpt_ch_sq_stuck(ch, limit));
+
+	KUNIT_ASSERT_TRUE(test, srpt_sq_reserve(ch, io, 3, true));
+	KUNIT_EXPECT_FALSE(test, srpt_ch_sq_stuck(ch, limit));
+	ch->sq_progress -= limit;
+	KUNIT_EXPECT_TRUE(test, srpt_ch_sq_stuck(ch, limit));
+	KUNIT_ASSERT_TRUE(test, srpt_sq_reserve(ch, io, 1, true));
+	KUNIT_EXPECT_TRUE(test, srpt_ch_sq_stuck(ch, limit));
+	srpt_sq_release(ch, 1, false);
+	KUNIT_EXPECT_TRUE(test, srpt_ch_sq_stuck(ch, limit));
+
+	srpt_sq_release(ch, 1, true);
+	KUNIT_EXPECT_EQ(test, ch->sq_wr_avail, 62);
+	KUNIT_EXPECT_FALSE(test, srpt_ch_sq_stuck(ch, limit));
+	ch->sq_progress -= limit;
+	KUNIT_EXPECT_TRUE(test, srpt_ch_sq_stuck(ch, limit));
+	srpt_sq_release(ch, 2, true);
+	ch->sq_progress -= limit;
+	KUNIT_EXPECT_FALSE(test, srpt_ch_sq_stuck(ch, limit));
+	srpt_put_send_ioctx(io);
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(srpt_test_cancel_dwork, cancel_delayed_work_sync,
+			    struct delayed_work *);
+
+/*
+ * A live channel joined for @req, with @used of its 64 send-queue slots in
+ * use and its last send-queue progress @idle jiffies ago.
+ */
+static struct srpt_rdma_ch *hw_pending_ch(struct kunit *test,
+					  struct srpt_tpg *stpg,
+					  struct se_node_acl *acl,
+					  const struct srp_login_req *req,
+					  int used, unsigned long idle)
+{
+	struct srpt_rdma_ch *ch = join_ch(test, stpg, acl);
+
+	KUNIT_EXPECT_EQ(test, join(test, ch, req),
+			SRP_LOGIN_RSP_MULTICHAN_MAINTAINED);
+	ch->sq_size = 64;
+	ch->sq_wr_avail = 64 - used;
+	ch->sq_progress = jiffies - idle;
+	return ch;
+}
+
+/*
+ * The port's check closes, once, the live channel that has had work out
+ * and no completion for max_hw_pending_time, and counts it: not a busy
+ * channel with a recent completion, an idle one, one whose login is still
+ * being answered, one that is not live yet; and none while the attribute
+ * is 0.
+ */
+static void srpt_test_hw_pending_work(struct kunit *test)
+{
+	struct srpt_port *sport = test_ch_sport(test);
+	struct srpt_tpg *stpg = kunit_kzalloc(test, sizeof(*stpg), GFP_KERNEL);
+	struct se_node_acl *acl = kunit_kzalloc(test, sizeof(*acl), GFP_KERNEL);
+	struct srp_login_req *multi = login_ext(test, 1, true);
+	struct srpt_rdma_ch *stuck, *busy, *idle, *login, *connecting;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, stpg);
+	KUNIT_ASSERT_NOT_NULL(test, acl);
+	INIT_DELAYED_WORK(&sport->hw_pending_work, srpt_hw_pending_work);
+	ret = kunit_add_action_or_reset(test, srpt_test_cancel_dwork,
+					&sport->hw_pending_work);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	sport->port_attrib.max_hw_pending_time = 2;
+
+	stuck = hw_pending_ch(test, stpg, acl, multi, 4, 3 * HZ);
+	busy = hw_pending_ch(test, stpg, acl, multi, 4, HZ);
+	idle = hw_pending_ch(test, stpg, acl, multi, 0, 3 * HZ);
+	login = hw_pending_ch(test, stpg, acl, multi, 4, 3 * HZ);
+	login->login_busy = true;
+	connecting = hw_pending_ch(test, stpg, acl, multi, 4, 3 * HZ);
+	connecting->state = CH_CONNECTING;
+
+	srpt_hw_pending_work(&sport->hw_pending_work.work);
+	KUNIT_EXPECT_EQ(test, stuck->state, CH_DRAINING);
+	KUNIT_EXPECT_EQ(test, busy->state, CH_LIVE);
+	KUNIT_EXPECT_EQ(test, idle->state, CH_LIVE);
+	KUNIT_EXPECT_EQ(test, login->state, CH_LIVE);
+	KUNIT_EXPECT_EQ(test, connecting->state, CH_CONNECTING);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sport->stuck_closed), 1);
+	/* Live channels are left: it looks again. */
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&sport->hw_pending_work));
+
+	srpt_hw_pending_work(&sport->hw_pending_work.work);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sport->stuck_closed), 1);
+
+	sport->port_attrib.max_hw_pending_time = 0;
+	busy->sq_progress -= 10 * HZ;
+	srpt_hw_pending_work(&sport->hw_pending_work.work);
+	KUNIT_EXPECT_EQ(test, busy->state, CH_LIVE);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sport->stuck_closed), 1);
+}
+
 static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_close_during_login),
 	KUNIT_CASE(srpt_test_login_end_without_close),
@@ -4596,6 +4749,9 @@ static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_wait_rtu_until_rtu),
 	KUNIT_CASE(srpt_test_wait_rtu_bounded),
 	KUNIT_CASE(srpt_test_iu_after_close_given_back),
+	KUNIT_CASE(srpt_test_hw_pending_parse),
+	KUNIT_CASE(srpt_test_sq_progress),
+	KUNIT_CASE(srpt_test_hw_pending_work),
 	{}
 };
 
