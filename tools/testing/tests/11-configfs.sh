@@ -6,7 +6,8 @@
 # form and 0x + 32 hex digits of the GID), every other name refused with
 # EINVAL; TPGs named like the port and tpgt_1 (tag 1); the WWN reports the
 # name it was made with (ours only: the stock module always reports the GID
-# form); the four attrib/ entries with defaults and ranges; ACL names in
+# form); the attrib/ entries with defaults and ranges (ours only:
+# max_hw_pending_time, whose bad writes fail with EINVAL); ACL names in
 # every accepted form, bad ones refused, other spellings of an initiator
 # name normalised to the one of logins; discovery_auth/rdma_cm_port moves
 # the RDMA/CM listener (login works on the new port, fails on the old one);
@@ -141,6 +142,30 @@ case_attribs() {
 	attr_range "$tpg" srp_max_rsp_size 256 40 1024 512 -- 39 1025 0 abc || rc=1
 	attr_range "$tpg" srp_sq_size 4096 4 65535 128 -- 3 65536 0 abc || rc=1
 	attr_range "$tpg" use_srq 0 1 0 -- 2 -1 abc || rc=1
+	rmdir "$tpg" "$SRPT_CFS/$WWN_GUID"
+	return "$rc"
+}
+
+# max_hw_pending_time: 60 by default and shown as "60\n"; 0 .. 3600 in
+# decimal are taken; anything else (out of range, not a number, trailing
+# junk, hex, too large for 32 bits, empty) fails with EINVAL and the value
+# stays.
+case_hw_pending_time() {
+	local tpg f v rc=0 bad=(3601 -1 abc 0x10 5s '5 ' 4294967296 '')
+	tpg=$(srpt_add_target "$WWN_GUID")
+	f=$tpg/attrib/max_hw_pending_time
+	if [[ -f $f && $(cat "$f"; echo x) != $'60\nx' ]]; then
+		echo "max_hw_pending_time shows $(od -c "$f" | head -n1), expected 60 and a newline" >&2
+		rc=1
+	fi
+	attr_range "$tpg" max_hw_pending_time 60 0 1 3600 60 -- "${bad[@]}" || rc=1
+	for v in "${bad[@]}"; do
+		cp_write_err "$f" "$v"
+		if [[ $CP_ERR != "Invalid argument" ]]; then
+			echo "max_hw_pending_time='$v': $CP_ERR, expected Invalid argument" >&2
+			rc=1
+		fi
+	done
 	rmdir "$tpg" "$SRPT_CFS/$WWN_GUID"
 	return "$rc"
 }
@@ -292,6 +317,8 @@ sub_case tpg-tpgt_1 tpg_check "$WWN_GID" tpgt_1 || true
 cp_better wwn-reports-name "report the name a WWN was made with" ||
 	sub_case wwn-reports-name case_wwn_reports_name || true
 sub_case attribs case_attribs || true
+cp_better max-hw-pending-time "have attrib/max_hw_pending_time" ||
+	sub_case max-hw-pending-time case_hw_pending_time || true
 sub_case acl-names case_acl_names || true
 cp_better acl-normalised "normalise ACL names to the spelling of logins" ||
 	sub_case acl-normalised case_acl_normalised || true

@@ -120,12 +120,17 @@ export USE_SRQ
 # NO_RECV_RNR0_OUTCOME: no receives posted and no RNR retry (flow-no-
 # receives-rnr0): on soft-RoCE the target's send fails and it closes the
 # channel (disconnect); on soft-iWARP not measured, as above.
+# STUCK_SEND: a send to an initiator whose QP is in the error state hangs:
+# soft-RoCE retries it for ever at the retry count of 7 that initiators
+# ask for (flow-stuck-send-closes); on soft-iWARP the connection ends.
 if [[ $SOFT_RDMA_TYPE == siw ]]; then
 	export NO_RECV_OUTCOME="disconnect || dead" MANY_CONNS='' CM_RTU=''
 	export QP_ERROR_OUTCOME="dead || disconnect" NO_RECV_RNR0_OUTCOME="disconnect || dead"
+	export STUCK_SEND=''
 else
 	export NO_RECV_OUTCOME=none MANY_CONNS=1 CM_RTU=1
 	export QP_ERROR_OUTCOME=dead NO_RECV_RNR0_OUTCOME=disconnect
+	export STUCK_SEND=1
 fi
 # The debug kernel (KASAN, lockdep) is too slow for cases that need many
 # large transfers to overlap (cmdbuf-budget-task-set-full).
