@@ -6261,6 +6261,7 @@ static void srpt_aborted_task(struct se_cmd *cmd)
 		container_of(cmd, struct srpt_send_ioctx, cmd);
 
 	atomic64_inc(&ioctx->ch->stats.aborts);
+	trace_srpt_aborted(ioctx->ch->peer, ioctx->ch->cid, ioctx->tag);
 	srpt_cmd_state_done(ioctx);
 	srpt_release_recv_held(ioctx);
 }

@@ -157,6 +157,19 @@ TRACE_EVENT(srpt_tmf_rsp,
 		      __entry->cid, __entry->tag, __entry->code)
 );
 
+TRACE_EVENT(srpt_aborted,
+	    TP_PROTO(const char *name, u32 cid, u64 tag),
+	    TP_ARGS(name, cid, tag),
+	    TP_STRUCT__entry(__string(name, name)
+			     __field(u32, cid)
+			     __field(u64, tag)),
+	    TP_fast_assign(__assign_str(name);
+			   __entry->cid = cid;
+			   __entry->tag = tag;),
+	    TP_printk("%s cid %u tag %#llx", __get_str(name), __entry->cid,
+		      __entry->tag)
+);
+
 #endif /* IB_SRPT_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH
