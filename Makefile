@@ -135,7 +135,8 @@ check:
 	tools/testing/check.sh
 
 check-debug:
-	CHECK_DEBUG=full STAGES="debug-kernel kunit debug debug-siw" tools/testing/check.sh
+	CHECK_BUDGET=$${CHECK_BUDGET:-180} CHECK_DEBUG=full \
+		STAGES="debug-kernel kunit debug debug-siw" tools/testing/check.sh
 
 check-fabric:
 	STAGES="build fabric" tools/testing/check.sh

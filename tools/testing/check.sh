@@ -72,8 +72,8 @@
 # (CHECK_DEBUG=quick, the default; CHECK_DEBUG=0 leaves the debug stages out
 # and runs KUnit under UML), "make check-debug" (CHECK_DEBUG=full) the full
 # lanes. They share what is left of an 80-minute budget (CHECK_BUDGET,
-# minutes; CI allows 90): tests a lane does not reach in its share fail as
-# "did not finish".
+# minutes; CI allows 90; make check-debug sets 180): tests a lane does not
+# reach in its share fail as "did not finish".
 #
 # Environment: STAGES="build sparse ..." runs only those stages (deps always
 # runs unless NO_DEPS=1); CHECK_STOCK=1 also runs the guest tests against the
