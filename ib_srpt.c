@@ -102,7 +102,7 @@ static u16 rdma_cm_port;
  */
 static int srpt_param_set_guid(const char *val, const struct kernel_param *kp)
 {
-	return kstrtou64(val, 16, kp->arg);
+	return kstrtou64(val, 16, kp->arg) ? -EINVAL : 0;
 }
 
 /**
@@ -6648,12 +6648,9 @@ static ssize_t srpt_attr_store_u32(struct config_item *item, const char *page,
 {
 	struct srpt_port *sport;
 	u32 val;
-	int ret;
 
-	ret = kstrtou32(page, 0, &val);
-	if (ret)
-		return ret;
-	if (val < min || val > max)
+	/* Too large for 32 bits is out of range too: -EINVAL, not -ERANGE. */
+	if (kstrtou32(page, 0, &val) || val < min || val > max)
 		return -EINVAL;
 	mutex_lock(&srpt_dev_mutex);
 	sport = srpt_tpg_sport(item);

@@ -960,6 +960,27 @@ static void srpt_test_guid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, guid, c->guid);
 }
 
+/* ---- module parameter srpt_service_guid ---- */
+
+static void srpt_test_param_guid(struct kunit *test)
+{
+	u64 guid = 0x55;
+	const struct kernel_param kp = { .name = "srpt_service_guid",
+					 .arg = &guid };
+
+	KUNIT_EXPECT_EQ(test, srpt_param_set_guid("0x0002c90300a1b2c3", &kp),
+			0);
+	KUNIT_EXPECT_EQ(test, guid, 0x0002c90300a1b2c3ULL);
+	KUNIT_EXPECT_EQ(test, srpt_param_set_guid("ffffffffffffffff", &kp), 0);
+	KUNIT_EXPECT_EQ(test, guid, U64_MAX);
+	/* Bad input, also a number of 65 bits, is -EINVAL; the value stays. */
+	KUNIT_EXPECT_EQ(test, srpt_param_set_guid("10000000000000000", &kp),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, srpt_param_set_guid("xyz", &kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, srpt_param_set_guid("", &kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, guid, U64_MAX);
+}
+
 /* ---- ACL names: srpt_check_acl_name() ---- */
 
 /**
@@ -3619,6 +3640,7 @@ static struct kunit_suite srpt_mad_test_suite = {
 static struct kunit_case srpt_names_test_cases[] = {
 	KUNIT_CASE_PARAM(srpt_test_port_id, port_id_gen_params),
 	KUNIT_CASE_PARAM(srpt_test_guid, guid_gen_params),
+	KUNIT_CASE(srpt_test_param_guid),
 	KUNIT_CASE_PARAM(srpt_test_acl_name, acl_gen_params),
 	KUNIT_CASE_PARAM(srpt_test_acl_init_normalises, acl_init_gen_params),
 	KUNIT_CASE(srpt_test_acl_init_duplicate),

@@ -126,6 +126,9 @@ attr_range() {
 		if [[ $CP_ERR == ok || $CP_VAL != "$before" ]]; then
 			echo "$a=$v: write $CP_ERR, reads $CP_VAL (was $before)" >&2
 			rc=1
+		elif [[ $SRPT != stock && $CP_ERR != "Invalid argument" ]]; then
+			echo "$a=$v: write $CP_ERR, expected Invalid argument" >&2
+			rc=1
 		else
 			log "$a=$v refused ($CP_ERR), still $CP_VAL"
 		fi
@@ -138,9 +141,9 @@ case_attribs() {
 	local tpg rc=0
 	tpg=$(srpt_add_target "$WWN_GUID")
 	log "attrib/: $(ls "$tpg/attrib" | tr '\n' ' ')"
-	attr_range "$tpg" srp_max_rdma_size 65536 65536 1048576 16777216 -- 65535 16777217 4096 abc || rc=1
+	attr_range "$tpg" srp_max_rdma_size 65536 65536 1048576 16777216 -- 65535 16777217 4096 abc 4294967296 || rc=1
 	attr_range "$tpg" srp_max_rsp_size 256 40 1024 512 -- 39 1025 0 abc || rc=1
-	attr_range "$tpg" srp_sq_size 4096 4 65535 128 -- 3 65536 0 abc || rc=1
+	attr_range "$tpg" srp_sq_size 4096 4 65535 128 -- 3 65536 0 abc 4294967300 || rc=1
 	attr_range "$tpg" use_srq 0 1 0 -- 2 -1 abc || rc=1
 	rmdir "$tpg" "$SRPT_CFS/$WWN_GUID"
 	return "$rc"
