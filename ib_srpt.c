@@ -1588,8 +1588,10 @@ static bool srpt_ch_moves_qp(const struct srpt_rdma_ch *ch)
  * every command whose response cannot be sent, its data buffer and its
  * send-queue slots. The RNR retry count is limited to
  * %SRPT_MAX_RNR_RETRY and the timeout to %SRPT_MAX_ACK_TIMEOUT, so that
- * such a send fails and the channel closes; the retry count is three bits
- * and always finite. The connection manager would also load an alternate
+ * such a send fails and the channel closes. The transport retry count is
+ * finite by IBA, but soft-RoCE never counts down a count of 7, so it is
+ * limited to %SRPT_MAX_RETRY_CNT as well: one try less costs nothing on
+ * other adapters. The connection manager would also load an alternate
  * path from the request, with a timeout of its own, and arm migration to
  * it; the login response accepts no failover, so neither is set.
  */
@@ -1598,6 +1600,8 @@ static void srpt_clamp_qp_attr(struct ib_qp_attr *attr, int *mask)
 	*mask &= ~(IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE);
 	if ((*mask & IB_QP_RNR_RETRY) && attr->rnr_retry > SRPT_MAX_RNR_RETRY)
 		attr->rnr_retry = SRPT_MAX_RNR_RETRY;
+	if ((*mask & IB_QP_RETRY_CNT) && attr->retry_cnt > SRPT_MAX_RETRY_CNT)
+		attr->retry_cnt = SRPT_MAX_RETRY_CNT;
 	if ((*mask & IB_QP_TIMEOUT) &&
 	    (attr->timeout == 0 || attr->timeout > SRPT_MAX_ACK_TIMEOUT))
 		attr->timeout = SRPT_MAX_ACK_TIMEOUT;

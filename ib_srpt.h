@@ -231,10 +231,12 @@ enum {
 	SRPT_ACL_NAME_LEN		= 48,
 	/*
 	 * Send retries of a channel's QP, whatever the initiator asked for:
-	 * 7 RNR retries means for ever; ACK timeout 4.096 us * 2^20, about
-	 * 4.3 s per try (0 means for ever).
+	 * 7 RNR retries means for ever, and soft-RoCE also retries for ever
+	 * on a transport retry count of 7; ACK timeout 4.096 us * 2^20,
+	 * about 4.3 s per try (0 means for ever).
 	 */
 	SRPT_MAX_RNR_RETRY		= 6,
+	SRPT_MAX_RETRY_CNT		= 6,
 	SRPT_MAX_ACK_TIMEOUT		= 20,
 	SRPT_MAX_SEND_SGE		= 16,
 	SRPT_SQ_WR_PER_CREDIT		= 4,	/* send-queue slots per credit */

@@ -5453,10 +5453,10 @@ static void srpt_test_rdma_cm_req_rejected(struct kunit *test)
 /* ---- srpt_clamp_qp_attr(): retry limits from the initiator ---- */
 
 /*
- * RNR retry 7 (for ever) becomes 6 and ACK timeout 0 (for ever) or above 20
- * becomes 20; finite values below the limits, the retry count and fields
- * outside the mask stay as they are; an alternate path and path migration
- * are dropped from the mask.
+ * RNR retry 7 (for ever) and retry count 7 (for ever on soft-RoCE) become 6
+ * and ACK timeout 0 (for ever) or above 20 becomes 20; values within the
+ * limits and fields outside the mask stay as they are; an alternate path
+ * and path migration are dropped from the mask.
  */
 static void srpt_test_clamp_qp_attr(struct kunit *test)
 {
@@ -5467,24 +5467,27 @@ static void srpt_test_clamp_qp_attr(struct kunit *test)
 	srpt_clamp_qp_attr(&a, &mask);
 	KUNIT_EXPECT_EQ(test, a.rnr_retry, 6);
 	KUNIT_EXPECT_EQ(test, a.timeout, 20);
-	KUNIT_EXPECT_EQ(test, a.retry_cnt, 7);
+	KUNIT_EXPECT_EQ(test, a.retry_cnt, 6);
 	KUNIT_EXPECT_EQ(test, mask, all);
 
-	a = (struct ib_qp_attr){ .rnr_retry = 5, .timeout = 31 };
+	a = (struct ib_qp_attr){ .rnr_retry = 5, .timeout = 31, .retry_cnt = 5 };
 	srpt_clamp_qp_attr(&a, &mask);
 	KUNIT_EXPECT_EQ(test, a.rnr_retry, 5);
 	KUNIT_EXPECT_EQ(test, a.timeout, 20);
+	KUNIT_EXPECT_EQ(test, a.retry_cnt, 5);
 
-	a = (struct ib_qp_attr){ .rnr_retry = 6, .timeout = 14 };
+	a = (struct ib_qp_attr){ .rnr_retry = 6, .timeout = 14, .retry_cnt = 6 };
 	srpt_clamp_qp_attr(&a, &mask);
 	KUNIT_EXPECT_EQ(test, a.rnr_retry, 6);
 	KUNIT_EXPECT_EQ(test, a.timeout, 14);
+	KUNIT_EXPECT_EQ(test, a.retry_cnt, 6);
 
-	a = (struct ib_qp_attr){ .rnr_retry = 7, .timeout = 0 };
+	a = (struct ib_qp_attr){ .rnr_retry = 7, .timeout = 0, .retry_cnt = 7 };
 	mask = IB_QP_STATE;
 	srpt_clamp_qp_attr(&a, &mask);
 	KUNIT_EXPECT_EQ(test, a.rnr_retry, 7);
 	KUNIT_EXPECT_EQ(test, a.timeout, 0);
+	KUNIT_EXPECT_EQ(test, a.retry_cnt, 7);
 
 	a = (struct ib_qp_attr){ .alt_timeout = 31 };
 	mask = IB_QP_STATE | IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE;
