@@ -4662,9 +4662,10 @@ unwind:
  *
  * The data buffers of the commands in flight on one HCA, and the ones
  * kept for the next command (srpt_keep_data_buf()), may take 1/16 of
- * RAM, at least SRPT_MIN_BUF_BUDGET (twice the largest command), so that
- * initiators, whatever their number of channels and credits, cannot pin
- * more. Commands beyond it get TASK SET FULL and are retried.
+ * RAM, at least SRPT_MIN_BUF_BUDGET (four of the largest commands, so
+ * that half of it holds two), so that initiators, whatever their number
+ * of channels and credits, cannot pin more. Commands beyond it get TASK
+ * SET FULL and are retried.
  *
  * Return: the budget in bytes.
  */

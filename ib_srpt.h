@@ -243,7 +243,8 @@ enum {
 	SRPT_MAX_DESCS			= U8_MAX,	/* descriptors per SRP_CMD */
 	SRPT_MAX_CDB_LEN		= 16 + 252,	/* CDB + additional CDB */
 	SRPT_BUF_BUDGET_SHIFT		= 4,	/* 1/16 of RAM per device */
-	SRPT_MIN_BUF_BUDGET		= 128 * 1024 * 1024,
+	/* Its half holds two of the largest commands. */
+	SRPT_MIN_BUF_BUDGET		= 4 * SRPT_MAX_DATA_LEN,
 	/*
 	 * The rings of all channels may take a quarter of RAM, and never
 	 * less than two channels of the largest kind (srpt_ring_budget()):

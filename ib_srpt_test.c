@@ -2288,12 +2288,13 @@ static void srpt_test_buf_budget(struct kunit *test)
 	struct srpt_device *sdev;
 
 	/* 1/16 of RAM ... */
-	KUNIT_EXPECT_EQ(test, srpt_buf_budget(4ULL << 30), 256ULL << 20);
+	KUNIT_EXPECT_EQ(test, srpt_buf_budget(8ULL << 30), 512ULL << 20);
 	KUNIT_EXPECT_EQ(test, srpt_buf_budget(256ULL << 30), 16ULL << 30);
-	/* ... at least 128 MiB, two of the largest commands. */
-	KUNIT_EXPECT_EQ(test, srpt_buf_budget(1ULL << 30), 128ULL << 20);
-	KUNIT_EXPECT_EQ(test, srpt_buf_budget(0), 128ULL << 20);
-	KUNIT_EXPECT_GE(test, srpt_buf_budget(0), 2ULL * SRPT_MAX_DATA_LEN);
+	/* ... at least 256 MiB: its half holds two of the largest commands. */
+	KUNIT_EXPECT_EQ(test, srpt_buf_budget(4ULL << 30), 256ULL << 20);
+	KUNIT_EXPECT_EQ(test, srpt_buf_budget(1ULL << 30), 256ULL << 20);
+	KUNIT_EXPECT_EQ(test, srpt_buf_budget(0), 256ULL << 20);
+	KUNIT_EXPECT_GE(test, srpt_buf_budget(0) / 2, 2ULL * SRPT_MAX_DATA_LEN);
 
 	sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, sdev);
