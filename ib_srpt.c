@@ -7540,9 +7540,33 @@ static void srpt_port_logins(struct srpt_show *s, struct srpt_port *sport)
 }
 
 /**
+ * srpt_dev_bufs() - the data-buffer budget of one device, as one block
+ * @s: page being filled
+ * @sdev: the device
+ *
+ * What the commands and kept buffers of all its channels use, the holders
+ * (initiator addresses) and their share (srpt_buf_share()), and the fresh
+ * buffers refused, by the address's share or by the whole budget.
+ */
+static void srpt_dev_bufs(struct srpt_show *s, struct srpt_device *sdev)
+{
+	srpt_show_add(s, "%s data buffers:\n\tbudget %llu\n\tin use %llu\n",
+		      dev_name(&sdev->device->dev), sdev->buf_budget,
+		      (u64)atomic64_read(&sdev->buf_bytes));
+	srpt_show_add(s, "\tholders %u\n\thigh-water mark %d\n\tshare %llu\n",
+		      READ_ONCE(sdev->holders),
+		      atomic_read(&sdev->holders_hwm), srpt_buf_share(sdev));
+	srpt_show_add(s, "\trefused by share %llu\n\trefused by budget %llu\n",
+		      (u64)atomic64_read(&sdev->refused_share),
+		      (u64)atomic64_read(&sdev->refused_budget));
+	srpt_show_commit(s);
+}
+
+/**
  * srpt_da_logins_show() - configfs: srpt/discovery_auth/logins, the ring
- *	buffers of all channels and, per HCA port since the port appeared,
- *	the logins accepted and rejected and the stuck channels closed
+ *	buffers of all channels, per HCA the data-buffer budget and, per
+ *	HCA port since the port appeared, the logins accepted and rejected
+ *	and the stuck channels closed
  * @item: the fabric's discovery_auth item
  * @page: output
  *
@@ -7565,6 +7589,8 @@ static ssize_t srpt_da_logins_show(struct config_item *item, char *page)
 		      (u64)atomic64_read(&srpt_ring_bytes), srpt_ring_limit);
 	srpt_show_commit(s);
 	list_for_each_entry(sdev, &srpt_dev_list, list) {
+		if (!s->left_out)
+			srpt_dev_bufs(s, sdev);
 		for (i = 0; i < sdev->port_cnt && !s->left_out; i++)
 			srpt_port_logins(s, &sdev->port[i]);
 	}

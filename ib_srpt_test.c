@@ -2801,6 +2801,40 @@ static void srpt_test_buf_charge_frees_kept(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes), 0);
 }
 
+/*
+ * The data-buffers block of discovery_auth/logins: budget, use, holders,
+ * their high-water mark and share, and the refusals by reason.
+ */
+static void srpt_test_dev_bufs_show(struct kunit *test)
+{
+	struct srpt_send_ioctx *a = test_peer_ioctx(test, "192.0.2.1");
+	struct srpt_send_ioctx *b = test_peer_ioctx(test, "192.0.2.2");
+	struct srpt_device *sdev = a->ch->sport->sdev;
+	char *page = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	char *want = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct srpt_show *s = srpt_show_new(page);
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	sdev->device->dev.init_name = "kunit0";
+	sdev->buf_budget = 16 * PAGE_SIZE;
+	/* A takes the first-come half and is then beyond its share. */
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(a, 8 * PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(a, PAGE_SIZE));
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(b, 4 * PAGE_SIZE));
+	srpt_dev_bufs(s, sdev);
+	srpt_show_end(s);
+	snprintf(want, PAGE_SIZE,
+		 "kunit0 data buffers:\n\tbudget %lu\n\tin use %lu\n"
+		 "\tholders 2\n\thigh-water mark 2\n\tshare %lu\n"
+		 "\trefused by share 1\n\trefused by budget 0\n",
+		 16 * PAGE_SIZE, 12 * PAGE_SIZE, 4 * PAGE_SIZE);
+	KUNIT_EXPECT_STREQ(test, page, want);
+	srpt_buf_uncharge(a);
+	srpt_buf_uncharge(b);
+}
+
 static void srpt_test_cmd_indirect_wrong_direction_count(struct kunit *test)
 {
 	/* Data-out descriptors, but only the data-in count is set. */
@@ -4047,6 +4081,7 @@ static struct kunit_case srpt_buf_test_cases[] = {
 	KUNIT_CASE(srpt_test_buf_share_hwm),
 	KUNIT_CASE(srpt_test_kept_buf_share),
 	KUNIT_CASE(srpt_test_buf_charge_frees_kept),
+	KUNIT_CASE(srpt_test_dev_bufs_show),
 	{}
 };
 
