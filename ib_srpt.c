@@ -2157,8 +2157,121 @@ static int srpt_alloc_ch_rings(struct srpt_rdma_ch *ch, u64 credit)
 }
 
 /**
+ * srpt_init_holders() - set up the empty holder registry of a device
+ * @sdev: the device
+ */
+static void srpt_init_holders(struct srpt_device *sdev)
+{
+	spin_lock_init(&sdev->holder_lock);
+	INIT_LIST_HEAD(&sdev->holder_list);
+	sdev->holders = 0;
+	atomic_set(&sdev->holders_hwm, 0);
+}
+
+/**
+ * srpt_raise_holders_hwm() - raise a device's high-water mark of holders
+ * @sdev: the device
+ * @n: a number of holders it has had
+ */
+static void srpt_raise_holders_hwm(struct srpt_device *sdev, int n)
+{
+	int old = atomic_read(&sdev->holders_hwm);
+
+	while (old < n && !atomic_try_cmpxchg(&sdev->holders_hwm, &old, n))
+		;
+}
+
+/**
+ * srpt_find_holder() - look up the holder of an initiator address
+ * @sdev: the device, its holder_lock held
+ * @name: the address, as in srpt_rdma_ch.peer
+ *
+ * Return: the holder, or NULL.
+ */
+static struct srpt_holder *srpt_find_holder(struct srpt_device *sdev,
+					    const char *name)
+{
+	struct srpt_holder *h;
+
+	lockdep_assert_held(&sdev->holder_lock);
+	list_for_each_entry(h, &sdev->holder_list, entry) {
+		if (!strcmp(h->name, name))
+			return h;
+	}
+	return NULL;
+}
+
+/**
+ * srpt_get_holder() - take a reference to the holder of an address
+ * @sdev: the device
+ * @name: the address of a new channel (srpt_rdma_ch.peer)
+ *
+ * The first channel from an address registers a holder for it and raises
+ * the device's high-water mark of holders; its last channel removes it
+ * (srpt_put_holder()). Holders are therefore bounded by channels, which
+ * the ring budget and the channel limits bound. The addresses are
+ * compared whole, in a list: logins are rare and serialised.
+ *
+ * Return: the holder, or NULL when out of memory.
+ */
+static struct srpt_holder *srpt_get_holder(struct srpt_device *sdev,
+					   const char *name)
+{
+	struct srpt_holder *fresh, *h;
+
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	spin_lock(&sdev->holder_lock);
+	h = srpt_find_holder(sdev, name);
+	if (!h && fresh) {
+		h = fresh;
+		fresh = NULL;
+		strscpy(h->name, name, sizeof(h->name));
+		list_add_tail(&h->entry, &sdev->holder_list);
+		WRITE_ONCE(sdev->holders, sdev->holders + 1);
+		srpt_raise_holders_hwm(sdev, sdev->holders);
+	}
+	if (h)
+		h->refs++;
+	spin_unlock(&sdev->holder_lock);
+	kfree(fresh);
+	return h;
+}
+
+/**
+ * srpt_put_holder() - drop a channel's reference to its holder
+ * @sdev: the device
+ * @h: the holder, or NULL
+ *
+ * Called once the channel can charge nothing more and its kept buffers
+ * are freed (srpt_free_ch_rings()), so the last reference finds the
+ * holder empty.
+ */
+static void srpt_put_holder(struct srpt_device *sdev, struct srpt_holder *h)
+{
+	if (!h)
+		return;
+	spin_lock(&sdev->holder_lock);
+	if (--h->refs) {
+		spin_unlock(&sdev->holder_lock);
+		return;
+	}
+	list_del(&h->entry);
+	WRITE_ONCE(sdev->holders, sdev->holders - 1);
+	spin_unlock(&sdev->holder_lock);
+	WARN_ON_ONCE(atomic64_read(&h->held));
+	kfree(h);
+}
+
+/**
  * srpt_free_ch_rings() - free the send and receive rings of a channel
  * @ch: SRPT RDMA channel
+ *
+ * Its commands are gone, so once the kept buffers are freed the channel
+ * holds nothing of the data-buffer budget and drops its holder. That is
+ * done here rather than with the channel's memory: the release still
+ * counts in its port (srpt_put_port_ch()), so the device and its holder
+ * registry are still there, which a late reference to the channel
+ * cannot promise.
  */
 static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
 {
@@ -2167,6 +2280,8 @@ static void srpt_free_ch_rings(struct srpt_rdma_ch *ch)
 
 	for (i = 0; ch->ioctx_ring && i < ch->rq_size; i++)
 		srpt_free_kept_buf(ch->ioctx_ring[i]);
+	srpt_put_holder(sdev, ch->holder);
+	ch->holder = NULL;
 	srpt_free_ioctx_ring((struct srpt_ioctx **)ch->ioctx_ring, sdev,
 			     ch->rq_size, ch->rsp_buf_cache, DMA_TO_DEVICE);
 	ch->ioctx_ring = NULL;
@@ -2237,6 +2352,11 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 		ch->imm_data_offset = imm_off;
 
 	ret = srpt_alloc_ch_rings(ch, credit);
+	if (!ret) {
+		ch->holder = srpt_get_holder(sdev, ch->peer);
+		if (!ch->holder)
+			ret = -ENOMEM;
+	}
 	if (ret) {
 		srpt_free_ch_rings(ch);
 		kfree(ch);
@@ -4666,9 +4786,10 @@ unwind:
  *
  * The data buffers of the commands in flight on one HCA, and the ones
  * kept for the next command (srpt_keep_data_buf()), may take 1/16 of
- * RAM, at least SRPT_MIN_BUF_BUDGET (twice the largest command), so that
- * initiators, whatever their number of channels and credits, cannot pin
- * more. Commands beyond it get TASK SET FULL and are retried.
+ * RAM, at least SRPT_MIN_BUF_BUDGET (four of the largest commands, so
+ * that the first-come half of srpt_buf_try_charge() holds two of them),
+ * so that initiators, whatever their number of channels and credits,
+ * cannot pin more. Commands beyond it get TASK SET FULL and are retried.
  *
  * Return: the budget in bytes.
  */
@@ -4678,30 +4799,139 @@ static u64 srpt_buf_budget(u64 ram)
 }
 
 /**
- * srpt_buf_charge_upto() - take bytes from a device's data-buffer budget
- *	while its use stays within a limit
+ * srpt_buf_share() - what one initiator address may hold of a device's
+ *	data-buffer budget beyond the first-come half
  * @sdev: the device
- * @bytes: bytes to take
- * @limit: the most the device's buffers may then hold
  *
- * Return: true when they fit and were taken.
+ * Half the budget divided by the number of holders, counted as their
+ * high-water mark since the device last used at most half its budget:
+ * when holders leave while the device is over half, the share of those
+ * that remain does not grow into the room that was left for the others.
+ * The mark is read together with the current count, so a reset racing a
+ * registration can only make the share smaller.
+ *
+ * Return: the share in bytes.
  */
-static bool srpt_buf_charge_upto(struct srpt_device *sdev, u64 bytes,
-				 u64 limit)
+static u64 srpt_buf_share(struct srpt_device *sdev)
 {
-	return srpt_charge_upto(&sdev->buf_bytes, bytes, limit);
+	u32 n = max3((u32)atomic_read(&sdev->holders_hwm),
+		     READ_ONCE(sdev->holders), 1U);
+
+	return sdev->buf_budget / 2 / n;
 }
 
 /**
- * srpt_buf_charge() - take bytes from a device's data-buffer budget
- * @sdev: the device
+ * srpt_reset_holders_hwm() - lower the high-water mark to the holders now
+ * @sdev: the device, which has just used at most half its budget
+ */
+static void srpt_reset_holders_hwm(struct srpt_device *sdev)
+{
+	int n = READ_ONCE(sdev->holders);
+
+	if (atomic_read(&sdev->holders_hwm) != n)
+		atomic_set(&sdev->holders_hwm, n);
+}
+
+/**
+ * srpt_buf_try_charge() - take the bytes of a fresh data buffer
+ * @ch: channel of the command
  * @bytes: bytes to take
  *
- * Return: true when they fit into the budget and were taken.
+ * First come, first served up to half the device's budget (and the
+ * high-water mark of holders then starts again from the holders now).
+ * Beyond half, the channels of one initiator address together may hold
+ * their share (srpt_buf_share()), within the whole budget: an address
+ * that opens many channels, or whose commands stall, cannot take what the
+ * other addresses need. The holder is charged first and given back when
+ * the budget has no room, so no failure leaves anything taken.
+ *
+ * Return: 0, -EDQUOT when the address holds its share, or -ENOBUFS when
+ * the budget has no room.
  */
-static bool srpt_buf_charge(struct srpt_device *sdev, u64 bytes)
+static int srpt_buf_try_charge(struct srpt_rdma_ch *ch, u64 bytes)
 {
-	return srpt_buf_charge_upto(sdev, bytes, sdev->buf_budget);
+	struct srpt_device *sdev = ch->sport->sdev;
+	struct srpt_holder *h = ch->holder;
+
+	if (srpt_charge_upto(&sdev->buf_bytes, bytes, sdev->buf_budget / 2)) {
+		atomic64_add(bytes, &h->held);
+		srpt_reset_holders_hwm(sdev);
+		return 0;
+	}
+	if (!srpt_charge_upto(&h->held, bytes, srpt_buf_share(sdev)))
+		return -EDQUOT;
+	if (!srpt_charge_upto(&sdev->buf_bytes, bytes, sdev->buf_budget)) {
+		atomic64_sub(bytes, &h->held);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+/**
+ * srpt_buf_give_back() - give bytes back to the device and the holder
+ * @ch: the channel that took them
+ * @bytes: bytes to give back
+ */
+static void srpt_buf_give_back(struct srpt_rdma_ch *ch, u64 bytes)
+{
+	atomic64_sub(bytes, &ch->holder->held);
+	atomic64_sub(bytes, &ch->sport->sdev->buf_bytes);
+}
+
+/**
+ * srpt_buf_charge() - take the bytes of a command's fresh data buffer
+ * @ioctx: send context of the command; its kept buffer is not in use
+ * @bytes: bytes to take
+ *
+ * When they do not fit, the context's own kept buffer (too small for the
+ * command, or it would have been reused) is freed and the charge tried
+ * once more. A refusal is counted by its reason.
+ *
+ * Return: true when they were taken (@ioctx->buf_charge is @bytes).
+ */
+static bool srpt_buf_charge(struct srpt_send_ioctx *ioctx, u32 bytes)
+{
+	struct srpt_device *sdev = ioctx->ch->sport->sdev;
+	int ret;
+
+	ret = srpt_buf_try_charge(ioctx->ch, bytes);
+	if (ret && ioctx->keep_sg) {
+		srpt_free_kept_buf(ioctx);
+		ret = srpt_buf_try_charge(ioctx->ch, bytes);
+	}
+	if (ret) {
+		atomic64_inc(ret == -EDQUOT ? &sdev->refused_share :
+			     &sdev->refused_budget);
+		return false;
+	}
+	ioctx->buf_charge = bytes;
+	return true;
+}
+
+/**
+ * srpt_buf_keep_charge() - take the bytes of a buffer a context keeps
+ * @ch: channel of the send context
+ * @bytes: bytes of the buffer
+ *
+ * A buffer is kept only while the device uses at most half its budget and
+ * the address at most its share (srpt_buf_share()): kept pages never
+ * take more than half, so idle channels cannot starve the commands of
+ * others, and one address's kept pages count as what it holds.
+ *
+ * Return: true when they were taken.
+ */
+static bool srpt_buf_keep_charge(struct srpt_rdma_ch *ch, u64 bytes)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	struct srpt_holder *h = ch->holder;
+
+	if (!srpt_charge_upto(&h->held, bytes, srpt_buf_share(sdev)))
+		return false;
+	if (!srpt_charge_upto(&sdev->buf_bytes, bytes, sdev->buf_budget / 2)) {
+		atomic64_sub(bytes, &h->held);
+		return false;
+	}
+	return true;
 }
 
 /**
@@ -4712,7 +4942,7 @@ static void srpt_buf_uncharge(struct srpt_send_ioctx *ioctx)
 {
 	if (!ioctx->buf_charge)
 		return;
-	atomic64_sub(ioctx->buf_charge, &ioctx->ch->sport->sdev->buf_bytes);
+	srpt_buf_give_back(ioctx->ch, ioctx->buf_charge);
 	ioctx->buf_charge = 0;
 }
 
@@ -4762,8 +4992,7 @@ static void srpt_free_kept_buf(struct srpt_send_ioctx *ioctx)
 
 	if (!ioctx->keep_sg)
 		return;
-	atomic64_sub((u64)ioctx->keep_nents * PAGE_SIZE,
-		     &ioctx->ch->sport->sdev->buf_bytes);
+	srpt_buf_give_back(ioctx->ch, (u64)ioctx->keep_nents * PAGE_SIZE);
 	for (i = 0; i < ioctx->keep_nents; i++)
 		__free_page(sg_page(&ioctx->keep_sg[i]));
 	kfree(ioctx->keep_sg);
@@ -4777,10 +5006,8 @@ static void srpt_free_kept_buf(struct srpt_send_ioctx *ioctx)
  *
  * Since free contexts are reused most-recently-first, the buffers kept
  * match the channel's recent queue depth, not its credits. Kept pages count
- * against the device's data-buffer budget for as long as they are kept.
- * A buffer is only kept while the device uses at most half its budget, so
- * kept pages never take more than half: idle channels cannot starve the
- * commands of others.
+ * against the device's data-buffer budget and the holder of the channel's
+ * address for as long as they are kept (srpt_buf_keep_charge()).
  */
 static void srpt_keep_data_buf(struct srpt_send_ioctx *ioctx)
 {
@@ -4788,9 +5015,8 @@ static void srpt_keep_data_buf(struct srpt_send_ioctx *ioctx)
 		goto out;
 	if (ioctx->data_nents <= SRPT_KEEP_PAGES &&
 	    ioctx->data_nents > ioctx->keep_nents &&
-	    srpt_buf_charge_upto(ioctx->ch->sport->sdev,
-				 (u64)ioctx->data_nents * PAGE_SIZE,
-				 ioctx->ch->sport->sdev->buf_budget / 2)) {
+	    srpt_buf_keep_charge(ioctx->ch,
+				 (u64)ioctx->data_nents * PAGE_SIZE)) {
 		srpt_free_kept_buf(ioctx);
 		ioctx->keep_sg = ioctx->data_sg;
 		ioctx->keep_nents = ioctx->data_nents;
@@ -4815,7 +5041,8 @@ out:
  * one or two kept pages costs less than allocating fresh ones, so every
  * command of up to SRPT_KEEP_PAGES pages uses the kept buffer.
  *
- * Return: 0, -ENOBUFS when the budget is used up, or -ENOMEM.
+ * Return: 0, -ENOBUFS when the budget or the share of the channel's
+ * address has no room (srpt_buf_charge()), or -ENOMEM.
  */
 static int srpt_get_data_pages(struct srpt_send_ioctx *ioctx, u32 len)
 {
@@ -4827,9 +5054,8 @@ static int srpt_get_data_pages(struct srpt_send_ioctx *ioctx, u32 len)
 			sg_zero_buffer(ioctx->data_sg, ioctx->data_nents, len, 0);
 		return 0;
 	}
-	if (!srpt_buf_charge(ioctx->ch->sport->sdev, charge))
+	if (!srpt_buf_charge(ioctx, charge))
 		return -ENOBUFS;
-	ioctx->buf_charge = charge;
 	return target_alloc_sgl(&ioctx->data_sg, &ioctx->data_nents, len,
 				zero, false);
 }
@@ -7316,9 +7542,33 @@ static void srpt_port_logins(struct srpt_show *s, struct srpt_port *sport)
 }
 
 /**
+ * srpt_dev_bufs() - the data-buffer budget of one device, as one block
+ * @s: page being filled
+ * @sdev: the device
+ *
+ * What the commands and kept buffers of all its channels use, the holders
+ * (initiator addresses) and their share (srpt_buf_share()), and the fresh
+ * buffers refused, by the address's share or by the whole budget.
+ */
+static void srpt_dev_bufs(struct srpt_show *s, struct srpt_device *sdev)
+{
+	srpt_show_add(s, "%s data buffers:\n\tbudget %llu\n\tin use %llu\n",
+		      dev_name(&sdev->device->dev), sdev->buf_budget,
+		      (u64)atomic64_read(&sdev->buf_bytes));
+	srpt_show_add(s, "\tholders %u\n\thigh-water mark %d\n\tshare %llu\n",
+		      READ_ONCE(sdev->holders),
+		      atomic_read(&sdev->holders_hwm), srpt_buf_share(sdev));
+	srpt_show_add(s, "\trefused by share %llu\n\trefused by budget %llu\n",
+		      (u64)atomic64_read(&sdev->refused_share),
+		      (u64)atomic64_read(&sdev->refused_budget));
+	srpt_show_commit(s);
+}
+
+/**
  * srpt_da_logins_show() - configfs: srpt/discovery_auth/logins, the ring
- *	buffers of all channels and, per HCA port since the port appeared,
- *	the logins accepted and rejected and the stuck channels closed
+ *	buffers of all channels, per HCA the data-buffer budget and, per
+ *	HCA port since the port appeared, the logins accepted and rejected
+ *	and the stuck channels closed
  * @item: the fabric's discovery_auth item
  * @page: output
  *
@@ -7341,6 +7591,8 @@ static ssize_t srpt_da_logins_show(struct config_item *item, char *page)
 		      (u64)atomic64_read(&srpt_ring_bytes), srpt_ring_limit);
 	srpt_show_commit(s);
 	list_for_each_entry(sdev, &srpt_dev_list, list) {
+		if (!s->left_out)
+			srpt_dev_bufs(s, sdev);
 		for (i = 0; i < sdev->port_cnt && !s->left_out; i++)
 			srpt_port_logins(s, &sdev->port[i]);
 	}
@@ -7876,6 +8128,7 @@ static int srpt_add_one(struct ib_device *device)
 	sdev->lkey = sdev->pd->local_dma_lkey;
 	sdev->srq_size = min(srpt_srq_size, device->attrs.max_srq_wr);
 	sdev->buf_budget = srpt_buf_budget((u64)totalram_pages() << PAGE_SHIFT);
+	srpt_init_holders(sdev);
 	if (!srpt_service_guid)
 		srpt_service_guid = be64_to_cpu(device->node_guid);
 
@@ -7948,6 +8201,8 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 		cancel_delayed_work_sync(&sdev->port[i].hw_pending_work);
 	}
 
+	/* Every channel dropped its holder when its rings were freed. */
+	WARN_ON_ONCE(!list_empty(&sdev->holder_list));
 	srpt_free_srq(sdev);
 	ib_dealloc_pd(sdev->pd);
 	pr_info("removed %s\n", dev_name(&device->dev));

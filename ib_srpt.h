@@ -245,7 +245,8 @@ enum {
 	SRPT_MAX_DESCS			= U8_MAX,	/* descriptors per SRP_CMD */
 	SRPT_MAX_CDB_LEN		= 16 + 252,	/* CDB + additional CDB */
 	SRPT_BUF_BUDGET_SHIFT		= 4,	/* 1/16 of RAM per device */
-	SRPT_MIN_BUF_BUDGET		= 128 * 1024 * 1024,
+	/* Its first-come half holds two of the largest commands. */
+	SRPT_MIN_BUF_BUDGET		= 4 * SRPT_MAX_DATA_LEN,
 	/*
 	 * The rings of all channels may take a quarter of RAM, and never
 	 * less than two channels of the largest kind (srpt_ring_budget()):
@@ -535,6 +536,8 @@ struct srpt_ch_stats {
  * @cid: number of the channel in its nexus, for the ACL's info attribute
  * @login_time: wall-clock seconds of the login
  * @peer: initiator address: IP address (RDMA/CM) or GUID form (IB/CM)
+ * @holder: what the channels from @peer hold of the device's data-buffer
+ *	budget; set while the channel has its rings (srpt_get_holder())
  * @stats: counters shown in the ACL's info attribute
  */
 struct srpt_rdma_ch {
@@ -590,7 +593,24 @@ struct srpt_rdma_ch {
 	u32 cid;
 	time64_t login_time;
 	char peer[40];
+	struct srpt_holder *holder;
 	struct srpt_ch_stats stats;
+};
+
+/**
+ * struct srpt_holder - the data buffers of one initiator address on a device
+ * @entry: entry in srpt_device.holder_list
+ * @refs: channels of the device from @name that have their rings;
+ *	protected by srpt_device.holder_lock
+ * @held: bytes of the data buffers those channels' commands use and of
+ *	the buffers their send contexts keep
+ * @name: the address, srpt_rdma_ch.peer of the channels, compared exactly
+ */
+struct srpt_holder {
+	struct list_head entry;
+	unsigned int refs;
+	atomic64_t held;
+	char name[40];
 };
 
 /**
@@ -784,6 +804,16 @@ struct srpt_port {
  * @ioctx_ring: SRQ receive contexts
  * @buf_bytes: bytes of data buffers the device's commands hold
  * @buf_budget: limit of @buf_bytes, see srpt_buf_budget()
+ * @holder_lock: protects @holder_list and the writes of @holders
+ * @holder_list: one struct srpt_holder per initiator address with a
+ *	channel on the device
+ * @holders: entries in @holder_list
+ * @holders_hwm: the most @holders since the device last used at most
+ *	half its budget (srpt_buf_share())
+ * @refused_share: fresh data buffers refused because their initiator
+ *	address held its share
+ * @refused_budget: fresh data buffers refused because the budget was
+ *	used up
  * @event_handler: asynchronous event handler
  * @comp_vector: next completion vector to hand out
  * @refs: references to the memory of this structure: one of the IB client
@@ -806,6 +836,12 @@ struct srpt_device {
 	struct srpt_recv_ioctx **ioctx_ring;
 	atomic64_t buf_bytes;
 	u64 buf_budget;
+	spinlock_t holder_lock;	/* see above */
+	struct list_head holder_list;
+	unsigned int holders;
+	atomic_t holders_hwm;
+	atomic64_t refused_share;
+	atomic64_t refused_budget;
 	struct ib_event_handler event_handler;
 	atomic_t comp_vector;
 	struct kref refs;

@@ -71,6 +71,7 @@ static int srpt_test_init(struct kunit *test)
 	ctx->sport->port_attrib.srp_max_rdma_size = SRPT_TEST_RDMA_SIZE;
 	ctx->sport->port_attrib.srp_max_rsp_size = SRPT_DEF_RSP_SIZE;
 	ctx->sdev->buf_budget = SRPT_MIN_BUF_BUDGET;
+	srpt_init_holders(ctx->sdev);
 
 	ctx->saved_guid = srpt_service_guid;
 	ctx->saved_req_size = srp_max_req_size;
@@ -2304,35 +2305,78 @@ static void srpt_test_ring_budget(struct kunit *test)
 	srpt_ring_limit = saved_limit;
 }
 
-static void srpt_test_buf_budget(struct kunit *test)
-{
-	struct srpt_device *sdev;
-
-	/* 1/16 of RAM ... */
-	KUNIT_EXPECT_EQ(test, srpt_buf_budget(4ULL << 30), 256ULL << 20);
-	KUNIT_EXPECT_EQ(test, srpt_buf_budget(256ULL << 30), 16ULL << 30);
-	/* ... at least 128 MiB, two of the largest commands. */
-	KUNIT_EXPECT_EQ(test, srpt_buf_budget(1ULL << 30), 128ULL << 20);
-	KUNIT_EXPECT_EQ(test, srpt_buf_budget(0), 128ULL << 20);
-	KUNIT_EXPECT_GE(test, srpt_buf_budget(0), 2ULL * SRPT_MAX_DATA_LEN);
-
-	sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, sdev);
-	sdev->buf_budget = 3 * SRPT_MAX_DATA_LEN;
-	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(sdev, SRPT_MAX_DATA_LEN));
-	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(sdev, SRPT_MAX_DATA_LEN));
-	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(sdev, SRPT_MAX_DATA_LEN));
-	/* Full: even one page more is refused and nothing is taken. */
-	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(sdev, PAGE_SIZE));
-	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
-			3LL * SRPT_MAX_DATA_LEN);
-	atomic64_sub(PAGE_SIZE, &sdev->buf_bytes);
-	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(sdev, PAGE_SIZE));
-	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(sdev, 1));
-}
-
 static struct srpt_send_ioctx *test_ioctx(struct kunit *test,
 					  enum srpt_command_state state);
+
+/* Drops the holder of a test channel when the test ends (or before). */
+static void test_drop_holder(void *data)
+{
+	struct srpt_rdma_ch *ch = data;
+
+	srpt_put_holder(ch->sport->sdev, ch->holder);
+	ch->holder = NULL;
+}
+
+/* Gives a test channel the holder of address @peer, as a login does. */
+static void test_hold(struct kunit *test, struct srpt_rdma_ch *ch,
+		      const char *peer)
+{
+	strscpy(ch->peer, peer, sizeof(ch->peer));
+	ch->holder = srpt_get_holder(ch->sport->sdev, ch->peer);
+	KUNIT_ASSERT_NOT_NULL(test, ch->holder);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, test_drop_holder,
+							ch), 0);
+}
+
+static struct srpt_send_ioctx *test_peer_ioctx(struct kunit *test,
+					       const char *peer);
+
+/* What a test context's address holds now. */
+static s64 test_held(struct srpt_send_ioctx *ioctx)
+{
+	return atomic64_read(&ioctx->ch->holder->held);
+}
+
+static void srpt_test_buf_budget(struct kunit *test)
+{
+	struct srpt_send_ioctx *a = test_peer_ioctx(test, "10.0.0.1");
+	struct srpt_send_ioctx *b = test_peer_ioctx(test, "10.0.0.2");
+	struct srpt_device *sdev = a->ch->sport->sdev;
+
+	/* 1/16 of RAM ... */
+	KUNIT_EXPECT_EQ(test, srpt_buf_budget(8ULL << 30), 512ULL << 20);
+	KUNIT_EXPECT_EQ(test, srpt_buf_budget(256ULL << 30), 16ULL << 30);
+	/* ... at least 256 MiB: its half holds two of the largest commands. */
+	KUNIT_EXPECT_EQ(test, srpt_buf_budget(4ULL << 30), 256ULL << 20);
+	KUNIT_EXPECT_EQ(test, srpt_buf_budget(1ULL << 30), 256ULL << 20);
+	KUNIT_EXPECT_EQ(test, srpt_buf_budget(0), 256ULL << 20);
+	KUNIT_EXPECT_GE(test, srpt_buf_budget(0) / 2, 2ULL * SRPT_MAX_DATA_LEN);
+
+	/* The budget never lets more through, whatever the share. */
+	sdev->buf_budget = 16 * PAGE_SIZE;
+	atomic64_set(&sdev->buf_bytes, 15 * PAGE_SIZE);
+	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(a, 2 * PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, a->buf_charge, 0);
+	KUNIT_EXPECT_EQ(test, test_held(a), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			15LL * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_budget), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_share), 0);
+	/* One page fits: taken from both the device and the address. */
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(a, PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, a->buf_charge, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, test_held(a), PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			16LL * PAGE_SIZE);
+	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(b, 1));
+	/* Giving back returns both. */
+	srpt_buf_uncharge(a);
+	KUNIT_EXPECT_EQ(test, a->buf_charge, 0);
+	KUNIT_EXPECT_EQ(test, test_held(a), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			15LL * PAGE_SIZE);
+	atomic64_set(&sdev->buf_bytes, 0);
+}
 
 static void srpt_test_data_pages_zeroed(struct kunit *test)
 {
@@ -2372,6 +2416,7 @@ static void srpt_test_data_pages_zeroed(struct kunit *test)
 		p = sg_virt(&ioctx->data_sg[i]);
 		KUNIT_EXPECT_TRUE(test, !memchr_inv(p, 0, PAGE_SIZE));
 	}
+	srpt_buf_uncharge(ioctx);
 	srpt_keep_data_buf(ioctx);
 	srpt_free_kept_buf(ioctx);
 }
@@ -2484,7 +2529,7 @@ static void srpt_test_kept_buf_in_budget(struct kunit *test)
 	struct srpt_send_ioctx *ioctx = test_ioctx(test, SRPT_STATE_NEW);
 	struct srpt_device *sdev = ioctx->ch->sport->sdev;
 
-	sdev->buf_budget = 8 * PAGE_SIZE;
+	sdev->buf_budget = 16 * PAGE_SIZE;
 	/* A command's fresh two-page buffer is charged... */
 	ioctx->dir = DMA_TO_DEVICE;
 	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, 2 * PAGE_SIZE), 0);
@@ -2516,6 +2561,7 @@ static void srpt_test_kept_buf_in_budget(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes), 0LL);
 
 	/* With the budget used up, a finished command's buffer is not kept. */
+	sdev->buf_budget = 8 * PAGE_SIZE;
 	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, 2 * PAGE_SIZE), 0);
 	srpt_buf_uncharge(ioctx);
 	atomic64_set(&sdev->buf_bytes, 7 * PAGE_SIZE);
@@ -2540,6 +2586,274 @@ static void srpt_test_kept_buf_in_budget(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
 			3LL * PAGE_SIZE);
 	atomic64_set(&sdev->buf_bytes, 0);
+}
+
+/* A finished command's buffer of @pages pages, kept if it may be. */
+static void test_finish_cmd(struct kunit *test, struct srpt_send_ioctx *ioctx,
+			    unsigned int pages)
+{
+	ioctx->dir = DMA_TO_DEVICE;
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, pages * PAGE_SIZE), 0);
+	srpt_buf_uncharge(ioctx);
+	srpt_keep_data_buf(ioctx);
+}
+
+/*
+ * One initiator address with many channels is one holder: it fills the
+ * first-come half of the budget and then cannot take a page more, on any
+ * of its channels, while a second address gets its share, half the budget
+ * divided by two holders: one of the largest commands at the smallest
+ * budget.
+ */
+static void srpt_test_buf_share_one_address(struct kunit *test)
+{
+	struct srpt_send_ioctx *a[8], *b, *b2;
+	struct srpt_device *sdev;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(a); i++)
+		a[i] = test_peer_ioctx(test, "192.0.2.1");
+	sdev = a[0]->ch->sport->sdev;
+	KUNIT_ASSERT_EQ(test, sdev->buf_budget, 4ULL * SRPT_MAX_DATA_LEN);
+	KUNIT_EXPECT_EQ(test, sdev->holders, 1);
+	KUNIT_EXPECT_PTR_EQ(test, a[7]->ch->holder, a[0]->ch->holder);
+	KUNIT_EXPECT_EQ(test, a[0]->ch->holder->refs, ARRAY_SIZE(a));
+
+	/* First come: two of the largest commands take half the budget. */
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(a[0], SRPT_MAX_DATA_LEN));
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(a[1], SRPT_MAX_DATA_LEN));
+	/* Alone, its share is that half: no channel of it gets more. */
+	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), 2ULL * SRPT_MAX_DATA_LEN);
+	for (i = 2; i < ARRAY_SIZE(a); i++)
+		KUNIT_EXPECT_FALSE(test, srpt_buf_charge(a[i], PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, test_held(a[0]), 2LL * SRPT_MAX_DATA_LEN);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			2LL * SRPT_MAX_DATA_LEN);
+
+	/* A second address: two holders, a quarter of the budget each. */
+	b = test_peer_ioctx(test, "192.0.2.2");
+	b2 = test_peer_ioctx(test, "192.0.2.2");
+	KUNIT_EXPECT_EQ(test, sdev->holders, 2);
+	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), (u64)SRPT_MAX_DATA_LEN);
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(b, SRPT_MAX_DATA_LEN));
+	KUNIT_EXPECT_EQ(test, test_held(b), SRPT_MAX_DATA_LEN);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			3LL * SRPT_MAX_DATA_LEN);
+	/* The budget has room, but both hold their share. */
+	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(b2, PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(a[2], PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_share),
+			(s64)ARRAY_SIZE(a));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_budget), 0);
+
+	srpt_buf_uncharge(a[0]);
+	srpt_buf_uncharge(a[1]);
+	srpt_buf_uncharge(b);
+	KUNIT_EXPECT_EQ(test, test_held(a[0]), 0);
+	KUNIT_EXPECT_EQ(test, test_held(b), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes), 0);
+}
+
+/*
+ * The share counts the most holders since the device last used at most
+ * half its budget. A holds the first-come half (its commands stall), B
+ * and C took their shares among six addresses, and two short-lived
+ * addresses leave: the share must not grow into what was left for the
+ * others (B cannot take more), D, which holds nothing, and a newcomer G
+ * each still get it. Only when the device is back at half and a
+ * first-come charge succeeds does the mark come down to the holders then.
+ */
+static void srpt_test_buf_share_hwm(struct kunit *test)
+{
+	static const char *const names[] = { "a", "b", "c", "d", "e", "f" };
+	struct srpt_send_ioctx *x[ARRAY_SIZE(names)], *a2, *g;
+	struct srpt_device *sdev;
+	u64 half, share6, share4;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		x[i] = test_peer_ioctx(test, names[i]);
+	sdev = x[0]->ch->sport->sdev;
+	half = sdev->buf_budget / 2;
+	share6 = half / 6;
+	share4 = half / 4;
+	a2 = test_peer_ioctx(test, "a");
+	KUNIT_EXPECT_EQ(test, sdev->holders, 6);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 6);
+
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(x[0], half / 2));
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(a2, half / 2));
+	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), share6);
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(x[1], share6));
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(x[2], share6));
+	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(x[1], PAGE_SIZE));
+
+	/* E and F go: four holders, but the share stays a sixth of half. */
+	test_drop_holder(x[4]->ch);
+	test_drop_holder(x[5]->ch);
+	KUNIT_EXPECT_EQ(test, sdev->holders, 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 6);
+	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), share6);
+	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(x[1], share4 - share6));
+	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(x[0], PAGE_SIZE));
+	/* D gets its share; so does G, which comes after them. */
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(x[3], share6));
+	g = test_peer_ioctx(test, "g");
+	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), share6);
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(g, share6));
+	/* Charges beyond half never lower the mark. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 6);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			(s64)(half + 4 * share6));
+
+	/* A's commands complete: at most half in use, the mark still 6... */
+	srpt_buf_uncharge(x[0]);
+	srpt_buf_uncharge(a2);
+	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), share6);
+	/* ...until a first-come charge: then 5 holders, a fifth each. */
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(x[0], PAGE_SIZE));
+	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 5);
+	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), half / 5);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_share), 3);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_budget), 0);
+
+	for (i = 0; i < 4; i++)
+		srpt_buf_uncharge(x[i]);
+	srpt_buf_uncharge(g);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes), 0);
+}
+
+/*
+ * Kept buffers count for their address: they are kept only while the
+ * address holds at most its share and the device at most half its budget.
+ */
+static void srpt_test_kept_buf_share(struct kunit *test)
+{
+	struct srpt_send_ioctx *a1 = test_peer_ioctx(test, "192.0.2.1");
+	struct srpt_send_ioctx *a2 = test_peer_ioctx(test, "192.0.2.1");
+	struct srpt_send_ioctx *a3 = test_peer_ioctx(test, "192.0.2.1");
+	struct srpt_send_ioctx *b1 = test_peer_ioctx(test, "192.0.2.2");
+	struct srpt_send_ioctx *b2 = test_peer_ioctx(test, "192.0.2.2");
+	struct srpt_send_ioctx *c1;
+	struct srpt_device *sdev = a1->ch->sport->sdev;
+
+	/* Half: 8 pages; two addresses: a share of 4 pages. */
+	sdev->buf_budget = 16 * PAGE_SIZE;
+	test_finish_cmd(test, a1, 2);
+	test_finish_cmd(test, a2, 2);
+	KUNIT_EXPECT_NOT_NULL(test, a1->keep_sg);
+	KUNIT_EXPECT_NOT_NULL(test, a2->keep_sg);
+	KUNIT_EXPECT_EQ(test, test_held(a1), 4LL * PAGE_SIZE);
+	/* A holds its share: its third buffer is freed, though half has room. */
+	test_finish_cmd(test, a3, 2);
+	KUNIT_EXPECT_NULL(test, a3->keep_sg);
+	KUNIT_EXPECT_EQ(test, test_held(a1), 4LL * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			4LL * PAGE_SIZE);
+	/* B keeps its share too: half the budget is then kept. */
+	test_finish_cmd(test, b1, 2);
+	test_finish_cmd(test, b2, 2);
+	KUNIT_EXPECT_NOT_NULL(test, b2->keep_sg);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			8LL * PAGE_SIZE);
+	/* C holds nothing, but kept pages never take more than half. */
+	c1 = test_peer_ioctx(test, "192.0.2.3");
+	test_finish_cmd(test, c1, 1);
+	KUNIT_EXPECT_NULL(test, c1->keep_sg);
+	KUNIT_EXPECT_EQ(test, test_held(c1), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			8LL * PAGE_SIZE);
+
+	srpt_free_kept_buf(a1);
+	srpt_free_kept_buf(a2);
+	srpt_free_kept_buf(b1);
+	srpt_free_kept_buf(b2);
+	KUNIT_EXPECT_EQ(test, test_held(a1), 0);
+	KUNIT_EXPECT_EQ(test, test_held(b1), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes), 0);
+}
+
+/*
+ * A fresh buffer that does not fit frees the context's own kept buffer
+ * (too small to be reused) and is charged once more; another context's
+ * kept buffer stays. If it still does not fit, it is refused and counted
+ * once.
+ */
+static void srpt_test_buf_charge_frees_kept(struct kunit *test)
+{
+	struct srpt_send_ioctx *a1 = test_peer_ioctx(test, "192.0.2.1");
+	struct srpt_send_ioctx *a2 = test_peer_ioctx(test, "192.0.2.1");
+	struct srpt_device *sdev = a1->ch->sport->sdev;
+
+	/* Half: 4 pages, also the share of the only address. */
+	sdev->buf_budget = 8 * PAGE_SIZE;
+	test_finish_cmd(test, a1, 2);
+	test_finish_cmd(test, a2, 1);
+	KUNIT_ASSERT_NOT_NULL(test, a1->keep_sg);
+	KUNIT_ASSERT_NOT_NULL(test, a2->keep_sg);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			3LL * PAGE_SIZE);
+
+	/* 3 + 3 pages fit neither half nor the share; 1 + 3 do. */
+	a1->dir = DMA_TO_DEVICE;
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(a1, 3 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_NULL(test, a1->keep_sg);
+	KUNIT_EXPECT_EQ(test, a1->buf_charge, 3 * PAGE_SIZE);
+	KUNIT_EXPECT_NOT_NULL(test, a2->keep_sg);
+	KUNIT_EXPECT_EQ(test, test_held(a1), 4LL * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			4LL * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_share), 0);
+
+	/* 3 + 4 pages do not fit even without a2's kept page: refused once. */
+	a2->dir = DMA_TO_DEVICE;
+	KUNIT_EXPECT_EQ(test, srpt_get_data_pages(a2, 4 * PAGE_SIZE), -ENOBUFS);
+	KUNIT_EXPECT_NULL(test, a2->keep_sg);
+	KUNIT_EXPECT_NULL(test, a2->data_sg);
+	KUNIT_EXPECT_EQ(test, a2->buf_charge, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_share), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_budget), 0);
+	KUNIT_EXPECT_EQ(test, test_held(a1), 3LL * PAGE_SIZE);
+
+	/* Three pages are more than a context keeps: freed when done. */
+	srpt_buf_uncharge(a1);
+	srpt_keep_data_buf(a1);
+	KUNIT_EXPECT_EQ(test, test_held(a1), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes), 0);
+}
+
+/*
+ * The data-buffers block of discovery_auth/logins: budget, use, holders,
+ * their high-water mark and share, and the refusals by reason.
+ */
+static void srpt_test_dev_bufs_show(struct kunit *test)
+{
+	struct srpt_send_ioctx *a = test_peer_ioctx(test, "192.0.2.1");
+	struct srpt_send_ioctx *b = test_peer_ioctx(test, "192.0.2.2");
+	struct srpt_device *sdev = a->ch->sport->sdev;
+	char *page = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	char *want = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct srpt_show *s = srpt_show_new(page);
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_NOT_NULL(test, want);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	sdev->device->dev.init_name = "kunit0";
+	sdev->buf_budget = 16 * PAGE_SIZE;
+	/* A takes the first-come half and is then beyond its share. */
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(a, 8 * PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(a, PAGE_SIZE));
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(b, 4 * PAGE_SIZE));
+	srpt_dev_bufs(s, sdev);
+	srpt_show_end(s);
+	snprintf(want, PAGE_SIZE,
+		 "kunit0 data buffers:\n\tbudget %lu\n\tin use %lu\n"
+		 "\tholders 2\n\thigh-water mark 2\n\tshare %lu\n"
+		 "\trefused by share 1\n\trefused by budget 0\n",
+		 16 * PAGE_SIZE, 12 * PAGE_SIZE, 4 * PAGE_SIZE);
+	KUNIT_EXPECT_STREQ(test, page, want);
+	srpt_buf_uncharge(a);
+	srpt_buf_uncharge(b);
 }
 
 static void srpt_test_cmd_indirect_wrong_direction_count(struct kunit *test)
@@ -2735,8 +3049,13 @@ static void srpt_test_cmd_imm_desc_truncated(struct kunit *test)
 
 /* ---- command state ---- */
 
-static struct srpt_send_ioctx *test_ioctx(struct kunit *test,
-					  enum srpt_command_state state)
+/*
+ * A send context in @state of a new channel of the test's port from
+ * initiator address @peer (its holder registered, as a login does).
+ */
+static struct srpt_send_ioctx *test_ioctx_from(struct kunit *test,
+					       enum srpt_command_state state,
+					       const char *peer)
 {
 	struct srpt_send_ioctx *ioctx;
 	struct srpt_rdma_ch *ch;
@@ -2746,11 +3065,24 @@ static struct srpt_send_ioctx *test_ioctx(struct kunit *test,
 	spin_lock_init(&ch->lock);
 	spin_lock_init(&ch->recv_lock);
 	ch->sport = test_sport(test);
+	test_hold(test, ch, peer);
 	ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ioctx);
 	ioctx->ch = ch;
 	ioctx->state = state;
 	return ioctx;
+}
+
+static struct srpt_send_ioctx *test_ioctx(struct kunit *test,
+					  enum srpt_command_state state)
+{
+	return test_ioctx_from(test, state, "kunit");
+}
+
+static struct srpt_send_ioctx *test_peer_ioctx(struct kunit *test,
+					       const char *peer)
+{
+	return test_ioctx_from(test, SRPT_STATE_NEW, peer);
 }
 
 static void srpt_test_state_set_returns_previous(struct kunit *test)
@@ -3767,6 +4099,11 @@ static struct kunit_case srpt_buf_test_cases[] = {
 	KUNIT_CASE(srpt_test_show_whole_blocks),
 	KUNIT_CASE(srpt_test_keep_data_buf),
 	KUNIT_CASE(srpt_test_kept_buf_in_budget),
+	KUNIT_CASE(srpt_test_buf_share_one_address),
+	KUNIT_CASE(srpt_test_buf_share_hwm),
+	KUNIT_CASE(srpt_test_kept_buf_share),
+	KUNIT_CASE(srpt_test_buf_charge_frees_kept),
+	KUNIT_CASE(srpt_test_dev_bufs_show),
 	{}
 };
 
