@@ -2209,8 +2209,9 @@ static struct srpt_holder *srpt_find_holder(struct srpt_device *sdev,
  * The first channel from an address registers a holder for it and raises
  * the device's high-water mark of holders; its last channel removes it
  * (srpt_put_holder()). Holders are therefore bounded by channels, which
- * the ring budget and the channel limits bound. The addresses are
- * compared whole, in a list: logins are rare and serialised.
+ * the ring budget bounds (the channel limits are per address, and an
+ * initiator may claim many addresses). The addresses are compared whole,
+ * in a list: logins are rare and serialised.
  *
  * Return: the holder, or NULL when out of memory.
  */
@@ -4800,15 +4801,18 @@ static u64 srpt_buf_budget(u64 ram)
 
 /**
  * srpt_buf_share() - what one initiator address may hold of a device's
- *	data-buffer budget beyond the first-come half
+ *	data-buffer budget while the device uses more than half of it
  * @sdev: the device
  *
  * Half the budget divided by the number of holders, counted as their
- * high-water mark since the device last used at most half its budget:
- * when holders leave while the device is over half, the share of those
- * that remain does not grow into the room that was left for the others.
- * The mark is read together with the current count, so a reset racing a
- * registration can only make the share smaller.
+ * high-water mark since the device was last seen using at most half its
+ * budget: when holders leave while the device is over half, the share of
+ * those that remain does not grow into the room that was left for the
+ * others. What the address holds counts in full, first-come bytes
+ * included. The mark is read together with the current count, so a reset
+ * racing a registration can only make the share smaller. With many
+ * holders the share can be smaller than the largest command, which then
+ * runs only within the first-come half.
  *
  * Return: the share in bytes.
  */
@@ -4822,13 +4826,21 @@ static u64 srpt_buf_share(struct srpt_device *sdev)
 
 /**
  * srpt_reset_holders_hwm() - lower the high-water mark to the holders now
- * @sdev: the device, which has just used at most half its budget
+ *	if the device uses at most half its budget
+ * @sdev: the device
+ *
+ * Called on every charge and give-back, so that the mark comes down as
+ * soon as the device is seen at most half used, also when kept buffers
+ * or a command too large for the first-come room keep first-come charges
+ * from succeeding. The use is read after the count of holders, so a
+ * device that went over half meanwhile keeps its mark.
  */
 static void srpt_reset_holders_hwm(struct srpt_device *sdev)
 {
 	int n = READ_ONCE(sdev->holders);
 
-	if (atomic_read(&sdev->holders_hwm) != n)
+	if (atomic_read(&sdev->holders_hwm) != n &&
+	    atomic64_read(&sdev->buf_bytes) <= sdev->buf_budget / 2)
 		atomic_set(&sdev->holders_hwm, n);
 }
 
@@ -4837,8 +4849,9 @@ static void srpt_reset_holders_hwm(struct srpt_device *sdev)
  * @ch: channel of the command
  * @bytes: bytes to take
  *
- * First come, first served up to half the device's budget (and the
- * high-water mark of holders then starts again from the holders now).
+ * First come, first served up to half the device's budget (and while the
+ * device is at most half used the high-water mark of holders starts again
+ * from the holders now, see srpt_reset_holders_hwm()).
  * Beyond half, the channels of one initiator address together may hold
  * their share (srpt_buf_share()), within the whole budget: an address
  * that opens many channels, or whose commands stall, cannot take what the
@@ -4858,6 +4871,7 @@ static int srpt_buf_try_charge(struct srpt_rdma_ch *ch, u64 bytes)
 		srpt_reset_holders_hwm(sdev);
 		return 0;
 	}
+	srpt_reset_holders_hwm(sdev);
 	if (!srpt_charge_upto(&h->held, bytes, srpt_buf_share(sdev)))
 		return -EDQUOT;
 	if (!srpt_charge_upto(&sdev->buf_bytes, bytes, sdev->buf_budget)) {
@@ -4876,6 +4890,7 @@ static void srpt_buf_give_back(struct srpt_rdma_ch *ch, u64 bytes)
 {
 	atomic64_sub(bytes, &ch->holder->held);
 	atomic64_sub(bytes, &ch->sport->sdev->buf_bytes);
+	srpt_reset_holders_hwm(ch->sport->sdev);
 }
 
 /**
@@ -4913,10 +4928,12 @@ static bool srpt_buf_charge(struct srpt_send_ioctx *ioctx, u32 bytes)
  * @ch: channel of the send context
  * @bytes: bytes of the buffer
  *
- * A buffer is kept only while the device uses at most half its budget and
- * the address at most its share (srpt_buf_share()): kept pages never
- * take more than half, so idle channels cannot starve the commands of
- * others, and one address's kept pages count as what it holds.
+ * A buffer is kept only while the device uses at most a quarter of its
+ * budget and the address at most its share (srpt_buf_share()): kept pages
+ * never take more than a quarter, so at least a quarter stays for
+ * first-come commands (idle channels cannot starve the commands of
+ * others, nor keep the high-water mark of holders up), and one address's
+ * kept pages count as what it holds.
  *
  * Return: true when they were taken.
  */
@@ -4927,7 +4944,7 @@ static bool srpt_buf_keep_charge(struct srpt_rdma_ch *ch, u64 bytes)
 
 	if (!srpt_charge_upto(&h->held, bytes, srpt_buf_share(sdev)))
 		return false;
-	if (!srpt_charge_upto(&sdev->buf_bytes, bytes, sdev->buf_budget / 2)) {
+	if (!srpt_charge_upto(&sdev->buf_bytes, bytes, sdev->buf_budget / 4)) {
 		atomic64_sub(bytes, &h->held);
 		return false;
 	}

@@ -2574,8 +2574,8 @@ static void srpt_test_kept_buf_in_budget(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
 			7LL * PAGE_SIZE);
 	/*
-	 * Kept pages never take more than half the budget: with 3 of 8 pages
-	 * in use a two-page buffer is not kept, though it would fit.
+	 * Kept pages never take more than a quarter of the budget: with 3 of
+	 * 8 pages in use a two-page buffer is not kept, though it would fit.
 	 */
 	atomic64_set(&sdev->buf_bytes, 0);
 	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(ioctx, 2 * PAGE_SIZE), 0);
@@ -2660,8 +2660,8 @@ static void srpt_test_buf_share_one_address(struct kunit *test)
  * and C took their shares among six addresses, and two short-lived
  * addresses leave: the share must not grow into what was left for the
  * others (B cannot take more), D, which holds nothing, and a newcomer G
- * each still get it. Only when the device is back at half and a
- * first-come charge succeeds does the mark come down to the holders then.
+ * each still get it. Only when the device is back at half does the mark
+ * come down to the holders then.
  */
 static void srpt_test_buf_share_hwm(struct kunit *test)
 {
@@ -2706,14 +2706,15 @@ static void srpt_test_buf_share_hwm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
 			(s64)(half + 4 * share6));
 
-	/* A's commands complete: at most half in use, the mark still 6... */
+	/* Half of A's commands complete: still over half, the mark 6... */
 	srpt_buf_uncharge(x[0]);
-	srpt_buf_uncharge(a2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 6);
 	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), share6);
-	/* ...until a first-come charge: then 5 holders, a fifth each. */
-	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(x[0], PAGE_SIZE));
+	/* ...then at most half in use: 5 holders, a fifth each. */
+	srpt_buf_uncharge(a2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 5);
 	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), half / 5);
+	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(x[0], PAGE_SIZE));
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_share), 3);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_budget), 0);
 
@@ -2725,7 +2726,8 @@ static void srpt_test_buf_share_hwm(struct kunit *test)
 
 /*
  * Kept buffers count for their address: they are kept only while the
- * address holds at most its share and the device at most half its budget.
+ * address holds at most its share and the device at most a quarter of its
+ * budget, so kept pages never stand in the way of first-come commands.
  */
 static void srpt_test_kept_buf_share(struct kunit *test)
 {
@@ -2734,42 +2736,91 @@ static void srpt_test_kept_buf_share(struct kunit *test)
 	struct srpt_send_ioctx *a3 = test_peer_ioctx(test, "192.0.2.1");
 	struct srpt_send_ioctx *b1 = test_peer_ioctx(test, "192.0.2.2");
 	struct srpt_send_ioctx *b2 = test_peer_ioctx(test, "192.0.2.2");
-	struct srpt_send_ioctx *c1;
+	struct srpt_send_ioctx *c1 = test_peer_ioctx(test, "192.0.2.3");
 	struct srpt_device *sdev = a1->ch->sport->sdev;
 
-	/* Half: 8 pages; two addresses: a share of 4 pages. */
-	sdev->buf_budget = 16 * PAGE_SIZE;
+	/* Half: 12 pages, a quarter 6; three addresses: a share of 4. */
+	sdev->buf_budget = 24 * PAGE_SIZE;
 	test_finish_cmd(test, a1, 2);
 	test_finish_cmd(test, a2, 2);
 	KUNIT_EXPECT_NOT_NULL(test, a1->keep_sg);
 	KUNIT_EXPECT_NOT_NULL(test, a2->keep_sg);
 	KUNIT_EXPECT_EQ(test, test_held(a1), 4LL * PAGE_SIZE);
-	/* A holds its share: its third buffer is freed, though half has room. */
+	/* A holds its share: its third buffer is freed, though a quarter has room. */
 	test_finish_cmd(test, a3, 2);
 	KUNIT_EXPECT_NULL(test, a3->keep_sg);
 	KUNIT_EXPECT_EQ(test, test_held(a1), 4LL * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
 			4LL * PAGE_SIZE);
-	/* B keeps its share too: half the budget is then kept. */
+	/* B keeps one: a quarter is then kept, so its second is freed. */
 	test_finish_cmd(test, b1, 2);
 	test_finish_cmd(test, b2, 2);
-	KUNIT_EXPECT_NOT_NULL(test, b2->keep_sg);
+	KUNIT_EXPECT_NOT_NULL(test, b1->keep_sg);
+	KUNIT_EXPECT_NULL(test, b2->keep_sg);
+	KUNIT_EXPECT_EQ(test, test_held(b1), 2LL * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
-			8LL * PAGE_SIZE);
-	/* C holds nothing, but kept pages never take more than half. */
-	c1 = test_peer_ioctx(test, "192.0.2.3");
+			6LL * PAGE_SIZE);
+	/* C holds nothing, but kept pages never take more than a quarter. */
 	test_finish_cmd(test, c1, 1);
 	KUNIT_EXPECT_NULL(test, c1->keep_sg);
 	KUNIT_EXPECT_EQ(test, test_held(c1), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
-			8LL * PAGE_SIZE);
+			6LL * PAGE_SIZE);
+	/* First-come commands still get the rest of half: 6 pages. */
+	c1->dir = DMA_TO_DEVICE;
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(c1, 6 * PAGE_SIZE), 0);
+	srpt_buf_uncharge(c1);
+	target_free_sgl(c1->data_sg, c1->data_nents);
+	c1->data_sg = NULL;
+	c1->data_nents = 0;
 
 	srpt_free_kept_buf(a1);
 	srpt_free_kept_buf(a2);
 	srpt_free_kept_buf(b1);
-	srpt_free_kept_buf(b2);
 	KUNIT_EXPECT_EQ(test, test_held(a1), 0);
 	KUNIT_EXPECT_EQ(test, test_held(b1), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes), 0);
+}
+
+/*
+ * One address, alone on the device, keeps buffers on many contexts and
+ * goes idle; four addresses log in once and leave. Kept pages stop at a
+ * quarter of the budget, so a newcomer's command still runs first come,
+ * and the high-water mark of holders comes down with it instead of
+ * shrinking the newcomer's share for good.
+ */
+static void srpt_test_buf_kept_no_freeze(struct kunit *test)
+{
+	static const char *const names[] = { "x1", "x2", "x3", "x4" };
+	struct srpt_send_ioctx *a[8], *x[ARRAY_SIZE(names)], *v;
+	struct srpt_device *sdev;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(a); i++)
+		a[i] = test_peer_ioctx(test, "192.0.2.1");
+	sdev = a[0]->ch->sport->sdev;
+	sdev->buf_budget = 16 * PAGE_SIZE;
+	for (i = 0; i < ARRAY_SIZE(a); i++)
+		test_finish_cmd(test, a[i], 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
+			4LL * PAGE_SIZE);
+	for (i = 0; i < ARRAY_SIZE(x); i++)
+		x[i] = test_peer_ioctx(test, names[i]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 5);
+	for (i = 0; i < ARRAY_SIZE(x); i++)
+		test_drop_holder(x[i]->ch);
+	v = test_peer_ioctx(test, "192.0.2.9");
+	v->dir = DMA_TO_DEVICE;
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(v, 4 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 2);
+	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), 4ULL * PAGE_SIZE);
+
+	srpt_buf_uncharge(v);
+	target_free_sgl(v->data_sg, v->data_nents);
+	v->data_sg = NULL;
+	v->data_nents = 0;
+	for (i = 0; i < ARRAY_SIZE(a); i++)
+		srpt_free_kept_buf(a[i]);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes), 0);
 }
 
@@ -2783,29 +2834,33 @@ static void srpt_test_buf_charge_frees_kept(struct kunit *test)
 {
 	struct srpt_send_ioctx *a1 = test_peer_ioctx(test, "192.0.2.1");
 	struct srpt_send_ioctx *a2 = test_peer_ioctx(test, "192.0.2.1");
+	struct srpt_send_ioctx *a3 = test_peer_ioctx(test, "192.0.2.1");
 	struct srpt_device *sdev = a1->ch->sport->sdev;
 
-	/* Half: 4 pages, also the share of the only address. */
-	sdev->buf_budget = 8 * PAGE_SIZE;
+	/* Half: 8 pages, also the share of the only address; a quarter 4. */
+	sdev->buf_budget = 16 * PAGE_SIZE;
 	test_finish_cmd(test, a1, 2);
 	test_finish_cmd(test, a2, 1);
 	KUNIT_ASSERT_NOT_NULL(test, a1->keep_sg);
 	KUNIT_ASSERT_NOT_NULL(test, a2->keep_sg);
+	/* A command of 4 pages in flight: 7 pages in use. */
+	a3->dir = DMA_TO_DEVICE;
+	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(a3, 4 * PAGE_SIZE), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
-			3LL * PAGE_SIZE);
+			7LL * PAGE_SIZE);
 
-	/* 3 + 3 pages fit neither half nor the share; 1 + 3 do. */
+	/* 7 + 3 pages fit neither half nor the share; 5 + 3 do. */
 	a1->dir = DMA_TO_DEVICE;
 	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(a1, 3 * PAGE_SIZE), 0);
 	KUNIT_EXPECT_NULL(test, a1->keep_sg);
 	KUNIT_EXPECT_EQ(test, a1->buf_charge, 3 * PAGE_SIZE);
 	KUNIT_EXPECT_NOT_NULL(test, a2->keep_sg);
-	KUNIT_EXPECT_EQ(test, test_held(a1), 4LL * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, test_held(a1), 8LL * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
-			4LL * PAGE_SIZE);
+			8LL * PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_share), 0);
 
-	/* 3 + 4 pages do not fit even without a2's kept page: refused once. */
+	/* 7 + 4 pages do not fit even without a2's kept page: refused once. */
 	a2->dir = DMA_TO_DEVICE;
 	KUNIT_EXPECT_EQ(test, srpt_get_data_pages(a2, 4 * PAGE_SIZE), -ENOBUFS);
 	KUNIT_EXPECT_NULL(test, a2->keep_sg);
@@ -2813,11 +2868,13 @@ static void srpt_test_buf_charge_frees_kept(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a2->buf_charge, 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_share), 1);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_budget), 0);
-	KUNIT_EXPECT_EQ(test, test_held(a1), 3LL * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, test_held(a1), 7LL * PAGE_SIZE);
 
-	/* Three pages are more than a context keeps: freed when done. */
+	/* Three or four pages are more than a context keeps: freed when done. */
 	srpt_buf_uncharge(a1);
 	srpt_keep_data_buf(a1);
+	srpt_buf_uncharge(a3);
+	srpt_keep_data_buf(a3);
 	KUNIT_EXPECT_EQ(test, test_held(a1), 0);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes), 0);
 }
@@ -4102,6 +4159,7 @@ static struct kunit_case srpt_buf_test_cases[] = {
 	KUNIT_CASE(srpt_test_buf_share_one_address),
 	KUNIT_CASE(srpt_test_buf_share_hwm),
 	KUNIT_CASE(srpt_test_kept_buf_share),
+	KUNIT_CASE(srpt_test_buf_kept_no_freeze),
 	KUNIT_CASE(srpt_test_buf_charge_frees_kept),
 	KUNIT_CASE(srpt_test_dev_bufs_show),
 	{}
