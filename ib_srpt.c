@@ -2980,6 +2980,7 @@ static struct srpt_nexus *srpt_new_nexus(const struct srp_login_req *req)
 	if (!nexus)
 		return NULL;
 	INIT_LIST_HEAD(&nexus->ch_list);
+	INIT_LIST_HEAD(&nexus->tsk_sets);
 	memcpy(nexus->i_port_id, req->initiator_port_id, 16);
 	memcpy(nexus->t_port_id, req->target_port_id, 16);
 	return nexus;
@@ -6348,6 +6349,26 @@ static unsigned int srpt_tsk_set_scan(struct srpt_send_ioctx *tmf)
 }
 
 /**
+ * srpt_tsk_set_next() - end an ABORT TASK SET's turn in its nexus
+ * @tmf: send context of the ABORT TASK SET, first on its nexus's list
+ *
+ * Starts the next ABORT TASK SET of the nexus, if one waits.
+ */
+static void srpt_tsk_set_next(struct srpt_send_ioctx *tmf)
+{
+	struct srpt_rdma_ch *ch = tmf->ch;
+	struct srpt_send_ioctx *next;
+
+	mutex_lock(&ch->sport->mutex);
+	list_del_init(&tmf->tsk_set_entry);
+	next = list_first_entry_or_null(&ch->nexus->tsk_sets,
+					struct srpt_send_ioctx, tsk_set_entry);
+	if (next)
+		queue_delayed_work(system_wq, &next->tsk_set_work, 0);
+	mutex_unlock(&ch->sport->mutex);
+}
+
+/**
  * srpt_tsk_set_work() - carry out an ABORT TASK SET and answer it
  * @w: the TMF's tsk_set_work
  *
@@ -6372,6 +6393,7 @@ static void srpt_tsk_set_work(struct work_struct *w)
 					   SRPT_TSK_SET_MAX_DELAY);
 		return;
 	}
+	srpt_tsk_set_next(tmf);
 	tmf->cmd.se_tmr_req->response = TMR_FUNCTION_COMPLETE;
 	srpt_queue_response(&tmf->cmd);
 }
@@ -6381,15 +6403,25 @@ static void srpt_tsk_set_work(struct work_struct *w)
  * @tmf: send context of the function, in LIO's queue_tm_rsp() callback
  *
  * LIO goes on to drop its own reference; the one of TARGET_SCF_ACK_KREF
- * keeps the TMF until srpt_tsk_set_work() has answered it. The work runs
- * on system_wq, not srpt_wq: channel releases block srpt_wq's workers
- * until their sessions' commands, this TMF among them, are done.
+ * keeps the TMF until srpt_tsk_set_work() has answered it. The ABORT TASK
+ * SETs of a nexus run one after the other, oldest first: however many an
+ * initiator sends, one at a time walks the nexus's send contexts. The
+ * work runs on system_wq, not srpt_wq: channel releases block srpt_wq's
+ * workers until their sessions' commands, this TMF among them, are done.
  */
 static void srpt_tsk_set_start(struct srpt_send_ioctx *tmf)
 {
+	struct srpt_rdma_ch *ch = tmf->ch;
+	bool first;
+
 	INIT_DELAYED_WORK(&tmf->tsk_set_work, srpt_tsk_set_work);
 	tmf->tsk_set_delay = 1;
-	queue_delayed_work(system_wq, &tmf->tsk_set_work, 0);
+	mutex_lock(&ch->sport->mutex);
+	first = list_empty(&ch->nexus->tsk_sets);
+	list_add_tail(&tmf->tsk_set_entry, &ch->nexus->tsk_sets);
+	if (first)
+		queue_delayed_work(system_wq, &tmf->tsk_set_work, 0);
+	mutex_unlock(&ch->sport->mutex);
 }
 
 /* LIO fabric operations ------------------------------------------------- */

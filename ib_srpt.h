@@ -362,6 +362,8 @@ struct srpt_rw_ctx {
  * @tsk_set_work: an ABORT TASK SET this context carries, run by the driver
  *	(srpt_tsk_set_work()); set up for each such function
  * @tsk_set_delay: jiffies until @tsk_set_work looks at the task set again
+ * @tsk_set_entry: entry in the nexus's list of ABORT TASK SETs, protected
+ *	by the port mutex
  * @recv_ioctx: receive buffer kept until the command completes (immediate
  *	data is used in place)
  * @rw_ctxs: remote-buffer contexts, @s_rw_ctx or an allocated array
@@ -413,6 +415,7 @@ struct srpt_send_ioctx {
 	u32 rsp_len;
 	struct delayed_work tsk_set_work;
 	unsigned long tsk_set_delay;
+	struct list_head tsk_set_entry;
 	/* Per command from here on: cleared by memset_startat(). */
 	struct srpt_recv_ioctx *recv_ioctx;
 	struct srpt_rw_ctx *rw_ctxs;
@@ -666,6 +669,8 @@ struct srpt_acl_key {
  * @next_cid: number of the next channel that joins
  * @cmd_seq: arrival counter of the nexus's SCSI commands and ABORT TASK
  *	SETs (srpt_send_ioctx.seq, .tsk_cut)
+ * @tsk_sets: ABORT TASK SETs the driver carries out, oldest first; only
+ *	the first one runs (srpt_tsk_set_start())
  */
 struct srpt_nexus {
 	struct list_head entry;
@@ -676,6 +681,7 @@ struct srpt_nexus {
 	u32 id;
 	u32 next_cid;
 	atomic64_t cmd_seq;
+	struct list_head tsk_sets;
 };
 
 /**
