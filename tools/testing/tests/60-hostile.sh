@@ -75,8 +75,9 @@ if nullblk_setup 8; then
 		ln -s "$lun" "$acl/lun_1/lun_1"
 	done
 	export HAVE_LUN1=1
-	# LUNs 2 and 3: null_blk devices made in its configfs whose every
-	# request completes only after 2 s (irqmode 2: a timer each), so that
+	# LUNs 2 and 3: memory-backed null_blk devices made in its configfs
+	# whose every request completes only after 2 s (irqmode 2: a timer
+	# each; memory-backed, so that the io step reads back), so that
 	# a case can abort commands surely still in the backstore; two, so
 	# that one can hold a command while the other is aborted. Without
 	# null_blk's configfs the cases that need them skip ("requires
@@ -86,6 +87,7 @@ if nullblk_setup 8; then
 			nb=/sys/kernel/config/nullb/srpt_slow$n
 			mkdir "$nb" || die "cannot make null_blk device srpt_slow$n"
 			echo 64 >"$nb/size"
+			echo 1 >"$nb/memory_backed"
 			echo 2 >"$nb/irqmode"
 			echo 2000000000 >"$nb/completion_nsec"
 			echo 1 >"$nb/power"
