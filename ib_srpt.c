@@ -5467,8 +5467,9 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
  *   TASK MANAGEMENT FUNCTION NOT SUPPORTED (04h).
  * - CLEAR ACA: SAM-5 (7.4 CLEAR ACA) has a logical unit support it if it
  *   supports ACA, i.e. a NACA bit set to one (5.9). LIO does not (its
- *   INQUIRY data has NORMACA 0, and a CDB with NACA set is refused), so
- *   the function is not implemented: FUNCTION REJECTED, again 04h.
+ *   INQUIRY data has NORMACA 0, it never establishes an ACA condition
+ *   and refuses the ACA task attribute), so the function is not
+ *   implemented: FUNCTION REJECTED, again 04h.
  *
  * Return: the TMR_* value; TMR_UNKNOWN makes LIO answer "not supported".
  */
