@@ -5915,3 +5915,139 @@ static struct kunit_suite srpt_cm_test_suite = {
 };
 
 kunit_test_suite(srpt_cm_test_suite);
+
+/*
+ * Task management: which LIO function each SRP one becomes, which
+ * functions the driver carries out itself (ABORT TASK SET), which commands
+ * an ABORT TASK SET covers, how LIO's answers become SRP response codes,
+ * and how the driver tells its own ABORT TASKs from the TMFs of send
+ * contexts.
+ */
+
+/**
+ * srpt_test_tmr_func() - SRP task management functions to LIO's
+ * @test: KUnit test
+ */
+static void srpt_test_tmr_func(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, srpt_tmr_func(SRP_TSK_ABORT_TASK), TMR_ABORT_TASK);
+	KUNIT_EXPECT_EQ(test, srpt_tmr_func(SRP_TSK_ABORT_TASK_SET),
+			TMR_ABORT_TASK_SET);
+	KUNIT_EXPECT_EQ(test, srpt_tmr_func(SRP_TSK_CLEAR_TASK_SET),
+			TMR_CLEAR_TASK_SET);
+	KUNIT_EXPECT_EQ(test, srpt_tmr_func(SRP_TSK_LUN_RESET), TMR_LUN_RESET);
+	KUNIT_EXPECT_EQ(test, srpt_tmr_func(SRP_TSK_CLEAR_ACA), TMR_CLEAR_ACA);
+	KUNIT_EXPECT_EQ(test, srpt_tmr_func(0), TMR_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, srpt_tmr_func(3), TMR_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, srpt_tmr_func(0xff), TMR_UNKNOWN);
+}
+
+/**
+ * srpt_test_tmf_by_fabric() - only an ABORT TASK SET LIO did not do
+ * @test: KUnit test
+ *
+ * CLEAR TASK SET and CLEAR ACA keep LIO's FUNCTION NOT SUPPORTED; an
+ * ABORT TASK SET to a LUN LIO does not know, or one LIO answered itself,
+ * keeps LIO's answer.
+ */
+static void srpt_test_tmf_by_fabric(struct kunit *test)
+{
+	const u8 no = TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED;
+	const u8 set = SRP_TSK_ABORT_TASK_SET;
+
+	KUNIT_EXPECT_TRUE(test, srpt_tmf_by_fabric(set, no));
+	KUNIT_EXPECT_FALSE(test, srpt_tmf_by_fabric(set, TMR_FUNCTION_COMPLETE));
+	KUNIT_EXPECT_FALSE(test, srpt_tmf_by_fabric(set, TMR_LUN_DOES_NOT_EXIST));
+	KUNIT_EXPECT_FALSE(test, srpt_tmf_by_fabric(set, TMR_FUNCTION_REJECTED));
+	KUNIT_EXPECT_FALSE(test, srpt_tmf_by_fabric(SRP_TSK_CLEAR_TASK_SET, no));
+	KUNIT_EXPECT_FALSE(test, srpt_tmf_by_fabric(SRP_TSK_CLEAR_ACA, no));
+	KUNIT_EXPECT_FALSE(test, srpt_tmf_by_fabric(SRP_TSK_ABORT_TASK, no));
+	KUNIT_EXPECT_FALSE(test, srpt_tmf_by_fabric(SRP_TSK_LUN_RESET, no));
+	KUNIT_EXPECT_FALSE(test, srpt_tmf_by_fabric(0x7f, no));
+}
+
+/**
+ * srpt_test_tsk_set_covers() - the commands an ABORT TASK SET aborts
+ * @test: KUnit test
+ *
+ * Those of its LUN that arrived before it; not later ones, not other
+ * LUNs, not a context without a command.
+ */
+static void srpt_test_tsk_set_covers(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, srpt_tsk_set_covers(1, 0, 2, 0));
+	KUNIT_EXPECT_TRUE(test, srpt_tsk_set_covers(41, 7, 42, 7));
+	KUNIT_EXPECT_FALSE(test, srpt_tsk_set_covers(0, 0, 2, 0));
+	KUNIT_EXPECT_FALSE(test, srpt_tsk_set_covers(2, 0, 2, 0));
+	KUNIT_EXPECT_FALSE(test, srpt_tsk_set_covers(3, 0, 2, 0));
+	KUNIT_EXPECT_FALSE(test, srpt_tsk_set_covers(1, 1, 2, 0));
+	KUNIT_EXPECT_FALSE(test, srpt_tsk_set_covers(1, 0, 2, 1));
+	KUNIT_EXPECT_TRUE(test, srpt_tsk_set_covers(U64_MAX - 1, U64_MAX,
+						    U64_MAX, U64_MAX));
+}
+
+/**
+ * srpt_test_tmr_rsp_code() - LIO's TMR answers as SRP response codes
+ * @test: KUnit test
+ *
+ * FUNCTION REJECTED and NOT SUPPORTED are both SRP-2's 04h (CLEAR TASK
+ * SET, CLEAR ACA); no such LUN or task is FAILED (05h).
+ */
+static void srpt_test_tmr_rsp_code(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, srpt_tmr_rsp_code(TMR_FUNCTION_COMPLETE),
+			SRPT_TSK_MGMT_COMPLETE);
+	KUNIT_EXPECT_EQ(test,
+			srpt_tmr_rsp_code(TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED),
+			SRPT_TSK_MGMT_FUNC_NOT_SUPP);
+	KUNIT_EXPECT_EQ(test, srpt_tmr_rsp_code(TMR_FUNCTION_REJECTED),
+			SRPT_TSK_MGMT_FUNC_NOT_SUPP);
+	KUNIT_EXPECT_EQ(test, srpt_tmr_rsp_code(TMR_LUN_DOES_NOT_EXIST),
+			SRPT_TSK_MGMT_FAILED);
+	KUNIT_EXPECT_EQ(test, srpt_tmr_rsp_code(TMR_TASK_DOES_NOT_EXIST),
+			SRPT_TSK_MGMT_FAILED);
+}
+
+/**
+ * srpt_test_abort_tmr_of() - the driver's own ABORT TASKs are told apart
+ * @test: KUnit test
+ *
+ * By SCF_SCSI_TMR_CDB and protocol_data pointing to the structure; a TMF
+ * or a SCSI command of a send context (protocol_data NULL, or set by LIO
+ * for a SCSI command) is no such ABORT TASK.
+ */
+static void srpt_test_abort_tmr_of(struct kunit *test)
+{
+	struct srpt_abort_tmr *abort;
+	struct srpt_send_ioctx *ioctx;
+
+	abort = kunit_kzalloc(test, sizeof(*abort), GFP_KERNEL);
+	ioctx = kunit_kzalloc(test, sizeof(*ioctx), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, abort);
+	KUNIT_ASSERT_NOT_NULL(test, ioctx);
+	abort->cmd.protocol_data = abort;
+	KUNIT_EXPECT_NULL(test, srpt_abort_tmr_of(&abort->cmd));
+	abort->cmd.se_cmd_flags |= SCF_SCSI_TMR_CDB;
+	KUNIT_EXPECT_PTR_EQ(test, srpt_abort_tmr_of(&abort->cmd), abort);
+	ioctx->cmd.se_cmd_flags |= SCF_SCSI_TMR_CDB;
+	KUNIT_EXPECT_NULL(test, srpt_abort_tmr_of(&ioctx->cmd));
+	ioctx->cmd.se_cmd_flags = 0;
+	ioctx->cmd.protocol_data = &ioctx->cmd;
+	KUNIT_EXPECT_NULL(test, srpt_abort_tmr_of(&ioctx->cmd));
+}
+
+static struct kunit_case srpt_tmf_test_cases[] = {
+	KUNIT_CASE(srpt_test_tmr_func),
+	KUNIT_CASE(srpt_test_tmf_by_fabric),
+	KUNIT_CASE(srpt_test_tsk_set_covers),
+	KUNIT_CASE(srpt_test_tmr_rsp_code),
+	KUNIT_CASE(srpt_test_abort_tmr_of),
+	{}
+};
+
+static struct kunit_suite srpt_tmf_test_suite = {
+	.name = "ib_srpt_tmf",
+	.test_cases = srpt_tmf_test_cases,
+};
+
+kunit_test_suite(srpt_tmf_test_suite);
