@@ -1103,8 +1103,6 @@ static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 	struct srpt_rdma_ch *ch = ioctx->ch;
 	unsigned long flags;
 
-	/* No ABORT TASK SET waits for it any more (srpt_tsk_set_scan()). */
-	WRITE_ONCE(ioctx->seq, 0);
 	srpt_cmd_state_done(ioctx);
 	spin_lock_irqsave(&ch->lock, flags);
 	list_add(&ioctx->free_list, &ch->free_list);
@@ -3105,7 +3103,6 @@ static struct srpt_nexus *srpt_new_nexus(const struct srp_login_req *req)
 	if (!nexus)
 		return NULL;
 	INIT_LIST_HEAD(&nexus->ch_list);
-	INIT_LIST_HEAD(&nexus->tsk_sets);
 	memcpy(nexus->i_port_id, req->initiator_port_id, 16);
 	memcpy(nexus->t_port_id, req->target_port_id, 16);
 	return nexus;
@@ -5594,26 +5591,6 @@ static sense_reason_t srpt_take_cmd(struct srpt_rdma_ch *ch,
 }
 
 /**
- * srpt_stamp_cmd() - record when a command arrived in its I_T nexus
- * @ch: SRPT RDMA channel
- * @ioctx: send context of the command, its tag set
- * @lun: LUN of the command
- *
- * An ABORT TASK SET covers the commands that arrived before it
- * (srpt_tsk_set_covers()); srpt_tsk_set_scan() reads the tag and LUN of a
- * context without a lock, so they are written before the number.
- */
-static void srpt_stamp_cmd(struct srpt_rdma_ch *ch,
-			   struct srpt_send_ioctx *ioctx, u64 lun)
-{
-	if (!ch->nexus)
-		return;
-	WRITE_ONCE(ioctx->lun, lun);
-	smp_wmb();	/* Tag and LUN before seq; see srpt_tsk_set_scan(). */
-	WRITE_ONCE(ioctx->seq, atomic64_inc_return(&ch->nexus->cmd_seq));
-}
-
-/**
  * srpt_handle_cmd() - process an SRP_CMD information unit
  * @ch: SRPT RDMA channel
  * @recv_ioctx: receive I/O context holding the IU
@@ -5652,7 +5629,6 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 	send_ioctx->tag = srp_cmd->tag;
 	if (len >= offsetof(struct srp_cmd, lun) + sizeof(srp_cmd->lun))
 		lun = scsilun_to_int(&srp_cmd->lun);
-	srpt_stamp_cmd(ch, send_ioctx, lun);
 	attr = srpt_task_attr(srp_cmd->task_attr);
 	reason = srpt_take_cmd(ch, recv_ioctx, send_ioctx, cdb, &sg, &sg_cnt);
 	trace_srpt_cmd(ch->peer, ch->cid, send_ioctx->tag, lun,
@@ -5699,24 +5675,6 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 /**
  * srpt_tmr_func() - LIO task management function of an SRP one
  * @func: TASK MANAGEMENT FLAGS field of SRP_TSK_MGMT
- *
- * LIO 6.12 answers three of them FUNCTION NOT SUPPORTED:
- *
- * - ABORT TASK SET: the driver carries it out when LIO does not
- *   (srpt_tmf_by_fabric(), srpt_tsk_set_work()); handing it to LIO first
- *   has LIO check the LUN.
- * - CLEAR TASK SET stays not supported, on purpose. SAM-5 (7.1, the list
- *   of task management functions) makes it optional, and under the shared
- *   task set LIO keeps (TST 000b) it would have to abort the commands of
- *   every I_T nexus of the logical unit, those of other target ports and
- *   other fabrics included, which only LIO's core could reach. The task
- *   manager therefore answers FUNCTION REJECTED, which SRP-2 reports as
- *   TASK MANAGEMENT FUNCTION NOT SUPPORTED (04h).
- * - CLEAR ACA: SAM-5 (7.4 CLEAR ACA) has a logical unit support it if it
- *   supports ACA, i.e. a NACA bit set to one (5.9). LIO does not (its
- *   INQUIRY data has NORMACA 0, it never establishes an ACA condition
- *   and refuses the ACA task attribute), so the function is not
- *   implemented: FUNCTION REJECTED, again 04h.
  *
  * Return: the TMR_* value; TMR_UNKNOWN makes LIO answer "not supported".
  */
@@ -5771,11 +5729,6 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 	task_tag = tsk->task_tag;
 	func = tsk->tsk_mgmt_func;
 	trace_srpt_tmf(ch->peer, ch->cid, tsk->tag, lun, func, task_tag);
-	send_ioctx->tsk_func = func;
-	send_ioctx->lun = lun;
-	/* Every command of the nexus that arrived before it is covered. */
-	if (func == SRP_TSK_ABORT_TASK_SET && ch->nexus)
-		send_ioctx->tsk_cut = atomic64_inc_return(&ch->nexus->cmd_seq);
 	srpt_set_cmd_state(send_ioctx, SRPT_STATE_MGMT);
 	srpt_recycle_recv(ch, recv_ioctx, true);
 
@@ -6430,248 +6383,6 @@ static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_process_wait_list(ch);
 }
 
-/* ABORT TASK SET -------------------------------------------------------- */
-
-/*
- * LIO 6.12 answers ABORT TASK SET with FUNCTION NOT SUPPORTED. SAM-5 (7.3
- * ABORT TASK SET) has the task manager abort every command of the I_T
- * nexus to the logical unit that it received before the function, as if
- * by one ABORT TASK each, and answer FUNCTION COMPLETE once they are all
- * gone; the aborted commands get no response (5.6 Aborting commands: the
- * commands of the I_T nexus that aborts them end without status), and the
- * commands of other I_T nexuses are not affected. SRP-2 makes all
- * channels of an initiator port and target port one I_T nexus, while each
- * channel is a LIO session of its own: the driver hands each covered
- * command to LIO as an ABORT TASK in the session of its channel, so that
- * LIO alone decides, under its own locks, whether a command is aborted
- * (no response) or was complete already (its response goes out), and
- * answers once no covered command holds a send context any more: by then
- * LIO has finished or aborted each of them and none can move data.
- */
-
-/* Longest wait between two looks at the task set of an ABORT TASK SET. */
-#define SRPT_TSK_SET_MAX_DELAY	(HZ / 10)
-
-/**
- * struct srpt_abort_tmr - an ABORT TASK the driver submits to LIO itself
- * @cmd: the LIO command of the function; @cmd.protocol_data points to this
- *	structure, which tells it from the TMFs in send contexts
- *
- * No response goes out for it. It is freed by srpt_release_cmd().
- */
-struct srpt_abort_tmr {
-	struct se_cmd cmd;
-};
-
-/**
- * srpt_abort_tmr_of() - the driver's own ABORT TASK behind a LIO command
- * @cmd: a LIO command of this fabric
- *
- * Return: the structure, or NULL when @cmd belongs to a send context.
- */
-static struct srpt_abort_tmr *srpt_abort_tmr_of(struct se_cmd *cmd)
-{
-	struct srpt_abort_tmr *abort = container_of(cmd, struct srpt_abort_tmr,
-						    cmd);
-
-	if (!(cmd->se_cmd_flags & SCF_SCSI_TMR_CDB) ||
-	    cmd->protocol_data != abort)
-		return NULL;
-	return abort;
-}
-
-/**
- * srpt_tmf_by_fabric() - whether the driver carries out a TMF itself
- * @func: SRP task management function
- * @response: LIO's answer to it (TMR_*)
- *
- * Only ABORT TASK SET, and only when LIO did not carry it out: a LIO that
- * implements it answers itself. Any other answer (no such LUN, aborted
- * by a LUN RESET) goes to the initiator as it is.
- *
- * Return: true to run srpt_tsk_set_work() instead of answering now.
- */
-static bool srpt_tmf_by_fabric(u8 func, u8 response)
-{
-	return func == SRP_TSK_ABORT_TASK_SET &&
-	       response == TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED;
-}
-
-/**
- * srpt_tsk_set_covers() - whether an ABORT TASK SET covers a command
- * @seq: arrival number of the command in its nexus, 0 if the context
- *	holds none
- * @cmd_lun: LUN of the command
- * @cut: arrival number of the ABORT TASK SET in the same nexus
- * @lun: LUN of the ABORT TASK SET
- *
- * SAM-5 (7.3 ABORT TASK SET): the commands of the I_T nexus to that
- * logical unit received before the function; later ones are not aborted.
- * The LUN is compared as LIO looks it up, unpacked.
- *
- * Return: true if the command is to be aborted (or waited for).
- */
-static bool srpt_tsk_set_covers(u64 seq, u64 cmd_lun, u64 cut, u64 lun)
-{
-	return seq && seq < cut && cmd_lun == lun;
-}
-
-/**
- * srpt_tsk_set_abort() - have LIO abort one command of an ABORT TASK SET
- * @ch: channel of the command, with @ch->sport->mutex held and the channel
- *	not released yet (@ch->nacl set), so that @ch->sess is valid
- * @tmf: send context of the ABORT TASK SET
- * @tag: tag of the command
- *
- * An ABORT TASK in the session of @ch: LIO's core_tmr_abort_task() marks
- * the command aborted unless it is complete already and waits until it
- * is released. Without memory, or while the session stops, the command
- * is not aborted but still waited for: LIO or the session's end finishes
- * it.
- */
-static void srpt_tsk_set_abort(struct srpt_rdma_ch *ch,
-			       const struct srpt_send_ioctx *tmf, u64 tag)
-{
-	struct srpt_abort_tmr *abort = kzalloc(sizeof(*abort), GFP_KERNEL);
-
-	if (!abort)
-		return;
-	abort->cmd.protocol_data = abort;
-	abort->cmd.tag = tmf->tag;
-	if (target_submit_tmr(&abort->cmd, ch->sess, NULL, tmf->lun, NULL,
-			      TMR_ABORT_TASK, GFP_KERNEL, tag,
-			      TARGET_SCF_ACK_KREF))
-		kfree(abort);
-}
-
-/**
- * srpt_tsk_set_scan() - abort the commands an ABORT TASK SET covers
- * @tmf: send context of the ABORT TASK SET; its channel is in a nexus
- *
- * Looks at every send context of every channel of the nexus, under the
- * port mutex: a channel whose release has begun (@nacl cleared) is left
- * out, as its rings may go and its session ends every command anyway;
- * for the others the mutex keeps rings and session. The context fields
- * are read without a lock, the arrival number before and after the tag
- * and LUN (srpt_stamp_cmd()): a command that finishes meanwhile is
- * skipped. Each covered command is handed to LIO once
- * (@abort_sent), whatever number of ABORT TASK SETs cover it, so an
- * initiator makes the driver allocate at most about one ABORT TASK per
- * command it may have outstanding, its credits.
- *
- * Return: the number of covered commands that still hold a send context.
- */
-static unsigned int srpt_tsk_set_scan(struct srpt_send_ioctx *tmf)
-{
-	struct srpt_rdma_ch *ch = tmf->ch, *c;
-	struct srpt_port *sport = ch->sport;
-	struct srpt_send_ioctx *ioctx;
-	unsigned int left = 0;
-	u64 seq, lun, tag;
-	int i;
-
-	mutex_lock(&sport->mutex);
-	list_for_each_entry(c, &ch->nexus->ch_list, list) {
-		if (!c->nacl || !c->sess || !c->ioctx_ring)
-			continue;
-		for (i = 0; i < c->rq_size; i++) {
-			ioctx = c->ioctx_ring[i];
-			seq = READ_ONCE(ioctx->seq);
-			smp_rmb();	/* See srpt_stamp_cmd(). */
-			lun = READ_ONCE(ioctx->lun);
-			tag = READ_ONCE(ioctx->tag);
-			smp_rmb();	/* Tag and LUN before seq again. */
-			if (READ_ONCE(ioctx->seq) != seq ||
-			    !srpt_tsk_set_covers(seq, lun, tmf->tsk_cut,
-						 tmf->lun))
-				continue;
-			left++;
-			if (READ_ONCE(ioctx->abort_sent))
-				continue;
-			WRITE_ONCE(ioctx->abort_sent, true);
-			srpt_tsk_set_abort(c, tmf, tag);
-		}
-	}
-	mutex_unlock(&sport->mutex);
-	return left;
-}
-
-/**
- * srpt_tsk_set_next() - end an ABORT TASK SET's turn in its nexus
- * @tmf: send context of the ABORT TASK SET, first on its nexus's list
- *
- * Starts the next ABORT TASK SET of the nexus, if one waits.
- */
-static void srpt_tsk_set_next(struct srpt_send_ioctx *tmf)
-{
-	struct srpt_rdma_ch *ch = tmf->ch;
-	struct srpt_send_ioctx *next;
-
-	mutex_lock(&ch->sport->mutex);
-	list_del_init(&tmf->tsk_set_entry);
-	next = list_first_entry_or_null(&ch->nexus->tsk_sets,
-					struct srpt_send_ioctx, tsk_set_entry);
-	if (next)
-		queue_delayed_work(system_wq, &next->tsk_set_work, 0);
-	mutex_unlock(&ch->sport->mutex);
-}
-
-/**
- * srpt_tsk_set_work() - carry out an ABORT TASK SET and answer it
- * @w: the TMF's tsk_set_work
- *
- * Runs until no covered command is left, looking again after a delay
- * that doubles up to %SRPT_TSK_SET_MAX_DELAY; never blocks but for the
- * port mutex. Once the TMF's channel is closing nothing is answered any
- * more: srpt_queue_response() then only releases the TMF. The TMF keeps
- * its session, and so its channel and nexus, until then; the ABORT TASKs
- * handed to LIO keep their own sessions.
- */
-static void srpt_tsk_set_work(struct work_struct *w)
-{
-	struct srpt_send_ioctx *tmf = container_of(to_delayed_work(w),
-						   struct srpt_send_ioctx,
-						   tsk_set_work);
-
-	if (READ_ONCE(tmf->ch->state) <= CH_LIVE && srpt_tsk_set_scan(tmf)) {
-		queue_delayed_work(system_wq, &tmf->tsk_set_work,
-				   tmf->tsk_set_delay);
-		tmf->tsk_set_delay = min_t(unsigned long,
-					   2 * tmf->tsk_set_delay,
-					   SRPT_TSK_SET_MAX_DELAY);
-		return;
-	}
-	srpt_tsk_set_next(tmf);
-	tmf->cmd.se_tmr_req->response = TMR_FUNCTION_COMPLETE;
-	srpt_queue_response(&tmf->cmd);
-}
-
-/**
- * srpt_tsk_set_start() - start an ABORT TASK SET that LIO left to us
- * @tmf: send context of the function, in LIO's queue_tm_rsp() callback
- *
- * LIO goes on to drop its own reference; the one of TARGET_SCF_ACK_KREF
- * keeps the TMF until srpt_tsk_set_work() has answered it. The ABORT TASK
- * SETs of a nexus run one after the other, oldest first: however many an
- * initiator sends, one at a time walks the nexus's send contexts. The
- * work runs on system_wq, not srpt_wq: channel releases block srpt_wq's
- * workers until their sessions' commands, this TMF among them, are done.
- */
-static void srpt_tsk_set_start(struct srpt_send_ioctx *tmf)
-{
-	struct srpt_rdma_ch *ch = tmf->ch;
-	bool first;
-
-	INIT_DELAYED_WORK(&tmf->tsk_set_work, srpt_tsk_set_work);
-	tmf->tsk_set_delay = 1;
-	mutex_lock(&ch->sport->mutex);
-	first = list_empty(&ch->nexus->tsk_sets);
-	list_add_tail(&tmf->tsk_set_entry, &ch->nexus->tsk_sets);
-	if (first)
-		queue_delayed_work(system_wq, &tmf->tsk_set_work, 0);
-	mutex_unlock(&ch->sport->mutex);
-}
-
 /* LIO fabric operations ------------------------------------------------- */
 
 /**
@@ -6691,14 +6402,9 @@ static int srpt_check_stop_free(struct se_cmd *cmd)
  */
 static void srpt_release_cmd(struct se_cmd *cmd)
 {
-	struct srpt_send_ioctx *ioctx;
+	struct srpt_send_ioctx *ioctx =
+		container_of(cmd, struct srpt_send_ioctx, cmd);
 
-	if (srpt_abort_tmr_of(cmd)) {
-		/* One of the driver's own ABORT TASKs (srpt_tsk_set_abort()). */
-		kfree(container_of(cmd, struct srpt_abort_tmr, cmd));
-		return;
-	}
-	ioctx = container_of(cmd, struct srpt_send_ioctx, cmd);
 	srpt_free_cmd_bufs(ioctx);
 	srpt_put_send_ioctx(ioctx);
 }
@@ -6750,8 +6456,6 @@ static int srpt_write_pending(struct se_cmd *cmd)
  */
 static int srpt_get_tcm_cmd_state(struct se_cmd *cmd)
 {
-	if (srpt_abort_tmr_of(cmd))
-		return SRPT_STATE_MGMT;
 	return container_of(cmd, struct srpt_send_ioctx, cmd)->state;
 }
 
@@ -6786,25 +6490,9 @@ static int srpt_queue_status(struct se_cmd *cmd)
 /**
  * srpt_queue_tm_rsp() - send a task management response
  * @cmd: the TMR command
- *
- * The driver's own ABORT TASKs get none: only their reference of
- * TARGET_SCF_ACK_KREF is dropped. An ABORT TASK SET that LIO did not carry
- * out is carried out now and answered later (srpt_tsk_set_start()).
  */
 static void srpt_queue_tm_rsp(struct se_cmd *cmd)
 {
-	struct srpt_send_ioctx *ioctx;
-
-	if (srpt_abort_tmr_of(cmd)) {
-		transport_generic_free_cmd(cmd, 0);
-		return;
-	}
-	ioctx = container_of(cmd, struct srpt_send_ioctx, cmd);
-	if (ioctx->tsk_cut &&
-	    srpt_tmf_by_fabric(ioctx->tsk_func, cmd->se_tmr_req->response)) {
-		srpt_tsk_set_start(ioctx);
-		return;
-	}
 	srpt_queue_response(cmd);
 }
 
@@ -6816,12 +6504,9 @@ static void srpt_queue_tm_rsp(struct se_cmd *cmd)
  */
 static void srpt_aborted_task(struct se_cmd *cmd)
 {
-	struct srpt_send_ioctx *ioctx;
+	struct srpt_send_ioctx *ioctx =
+		container_of(cmd, struct srpt_send_ioctx, cmd);
 
-	/* One of the driver's own ABORT TASKs, aborted by a LUN RESET. */
-	if (srpt_abort_tmr_of(cmd))
-		return;
-	ioctx = container_of(cmd, struct srpt_send_ioctx, cmd);
 	atomic64_inc(&ioctx->ch->stats.aborts);
 	trace_srpt_aborted(ioctx->ch->peer, ioctx->ch->cid, ioctx->tag);
 	srpt_cmd_state_done(ioctx);

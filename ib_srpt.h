@@ -362,11 +362,6 @@ struct srpt_rw_ctx {
  *	@data_sg right now), or NULL
  * @keep_nents: pages in @keep_sg
  * @rsp_len: length of the response IU in the buffer
- * @tsk_set_work: an ABORT TASK SET this context carries, run by the driver
- *	(srpt_tsk_set_work()); set up for each such function
- * @tsk_set_delay: jiffies until @tsk_set_work looks at the task set again
- * @tsk_set_entry: entry in the nexus's list of ABORT TASK SETs, protected
- *	by the port mutex
  * @recv_ioctx: receive buffer kept until the command completes (immediate
  *	data is used in place)
  * @rw_ctxs: remote-buffer contexts, @s_rw_ctx or an allocated array
@@ -387,13 +382,6 @@ struct srpt_rw_ctx {
  * @waiting_rsp: the waiting posting is the response (else RDMA READs)
  * @status_only: send status without the data-in transfer
  * @cred_req: this context carries an SRP_CRED_REQ, not a command
- * @abort_sent: an ABORT TASK SET has asked LIO to abort this command
- * @tsk_func: TASK MANAGEMENT FLAGS of the SRP_TSK_MGMT this context carries
- * @lun: LUN of the command, valid while @seq is not 0
- * @seq: when the command arrived, in the order of its I_T nexus
- *	(srpt_nexus.cmd_seq); 0 while the context holds no SCSI command
- * @tsk_cut: for an ABORT TASK SET: the commands of the nexus with a
- *	smaller @seq arrived before it
  * @cmd: the LIO command
  * @sense_data: sense buffer
  *
@@ -416,9 +404,6 @@ struct srpt_send_ioctx {
 	struct scatterlist *keep_sg;
 	unsigned int keep_nents;
 	u32 rsp_len;
-	struct delayed_work tsk_set_work;
-	unsigned long tsk_set_delay;
-	struct list_head tsk_set_entry;
 	/* Per command from here on: cleared by memset_startat(). */
 	struct srpt_recv_ioctx *recv_ioctx;
 	struct srpt_rw_ctx *rw_ctxs;
@@ -439,11 +424,6 @@ struct srpt_send_ioctx {
 	bool waiting_rsp;
 	bool status_only;
 	bool cred_req;
-	bool abort_sent;
-	u8 tsk_func;
-	u64 lun;
-	u64 seq;
-	u64 tsk_cut;
 	struct se_cmd cmd;
 	u8 sense_data[TRANSPORT_SENSE_BUFFER];
 };
@@ -689,10 +669,6 @@ struct srpt_acl_key {
  * @acl: the TPG and ACL of its channels
  * @id: session number shown in the ACL's info attribute
  * @next_cid: number of the next channel that joins
- * @cmd_seq: arrival counter of the nexus's SCSI commands and ABORT TASK
- *	SETs (srpt_send_ioctx.seq, .tsk_cut)
- * @tsk_sets: ABORT TASK SETs the driver carries out, oldest first; only
- *	the first one runs (srpt_tsk_set_start())
  */
 struct srpt_nexus {
 	struct list_head entry;
@@ -702,8 +678,6 @@ struct srpt_nexus {
 	struct srpt_acl_key acl;
 	u32 id;
 	u32 next_cid;
-	atomic64_t cmd_seq;
-	struct list_head tsk_sets;
 };
 
 /**

@@ -173,7 +173,6 @@ void ev_push(struct conn *c, enum ev_type t, const uint8_t *data, int len)
 	if (!e)
 		abort();
 	e->type = t;
-	e->seq = ++c->evseq;
 	if (len > 0) {
 		e->data = malloc(len);
 		if (!e->data)

@@ -60,7 +60,6 @@ struct ev {
 	enum ev_type type;
 	int len;
 	uint8_t *data;
-	unsigned long seq;      /* arrival order on its connection, from 1 */
 	struct ev *next;
 };
 
@@ -135,8 +134,6 @@ struct conn {
 	unsigned long nrsp, ncred, nother, nsent;
 
 	struct ev *evq;
-	unsigned long evseq;    /* seq of the newest event */
-	unsigned long match_seq; /* seq of the event the last expect matched */
 
 	/* RDMA/CM: what the CM reported (the cm step) */
 	int own_qp;             /* rtu_delay: the QP is ours, not the ID's */

@@ -382,11 +382,11 @@ static int wait_rsp(struct conn *c, uint64_t tag, int tmo, struct ev **out, char
 }
 
 /* one SCSI command with retries on UNIT ATTENTION; returns status or -1 */
-static int scsi_cmd(struct conn *c, const char *op, uint64_t lun, uint64_t lba, uint64_t blocks,
-		    uint64_t off, uint32_t seed, char *err, size_t errlen)
+static int scsi_cmd(struct conn *c, const char *op, uint64_t lba, uint64_t blocks, uint64_t off,
+		    uint32_t seed, char *err, size_t errlen)
 {
-	char a1[32], a2[32], a3[32], a4[32], a5[48], a6[32];
-	char *tok[7] = { a1, a2, a3, a4, a5, a6, NULL };
+	char a1[32], a2[32], a3[32], a4[32], a5[48];
+	char *tok[6] = { a1, a2, a3, a4, a5, NULL };
 	struct kvs k;
 	uint8_t buf[256];
 	int len, try, st = -1;
@@ -401,8 +401,7 @@ static int scsi_cmd(struct conn *c, const char *op, uint64_t lun, uint64_t lba, 
 		snprintf(a3, sizeof(a3), "blocks=%llu", (unsigned long long)blocks);
 		snprintf(a4, sizeof(a4), "off=%llu", (unsigned long long)off);
 		snprintf(a5, sizeof(a5), "fmt=direct");
-		snprintf(a6, sizeof(a6), "lun=%llu", (unsigned long long)lun);
-		kv_init(&k, tok, 6);
+		kv_init(&k, tok, 5);
 		if (build_cmd(c, &k, buf, sizeof(buf), &len, tag, seed, err, errlen))
 			return -1;
 		if (!strncmp(op, "read", 4))
@@ -436,8 +435,7 @@ static int scsi_cmd(struct conn *c, const char *op, uint64_t lun, uint64_t lba, 
 	return st;
 }
 
-static int do_io(struct conn *c, uint64_t lun, uint64_t lba, uint64_t blocks, uint32_t seed,
-		 char *err, size_t errlen)
+static int do_io(struct conn *c, uint64_t lba, uint64_t blocks, uint32_t seed, char *err, size_t errlen)
 {
 	size_t n = blocks * 512;
 	uint8_t *want;
@@ -451,9 +449,9 @@ static int do_io(struct conn *c, uint64_t lun, uint64_t lba, uint64_t blocks, ui
 		snprintf(err, errlen, "io: data buffer too small");
 		return -1;
 	}
-	if (scsi_cmd(c, "write10", lun, lba, blocks, 0, seed, err, errlen))
+	if (scsi_cmd(c, "write10", lba, blocks, 0, seed, err, errlen))
 		return -1;
-	if (scsi_cmd(c, "read10", lun, lba, blocks, n, seed, err, errlen))
+	if (scsi_cmd(c, "read10", lba, blocks, n, seed, err, errlen))
 		return -1;
 	want = malloc(n);
 	if (!want)
@@ -1423,10 +1421,8 @@ static int step_expect(struct rt *r, char **tok, int n)
 		for (e = c->evq; e; e = next) {
 			next = e->next;
 			ret = expect_event(r, &ex, c, e, &x);
-			if (ret > 0) {  /* a T_LOGOUT is normally followed by a disconnect: fine */
-				c->match_seq = e->seq;
+			if (ret > 0)    /* a T_LOGOUT is normally followed by a disconnect: fine */
 				ev_remove(c, e);
-			}
 			if (ret)
 				return ret > 0 ? 0 : -1;
 		}
@@ -1446,9 +1442,9 @@ static int step_drain(struct rt *r, char **tok, int n)
 	struct kvs k;
 	struct evalctx x = { .c = r->cur };
 	uint64_t ms = 10000, v;
-	const char *want, *st, *al, *late;
+	const char *want, *st, *al;
 	struct conn *c = r->cur;
-	unsigned long good = 0, other = 0, al_n = 0, al_seen = 0, n_late = 0;
+	unsigned long good = 0, other = 0, al_n = 0, al_seen = 0;
 	int al_st = -1, i;
 	uint64_t end;
 	uint8_t bad_st = 0;
@@ -1461,11 +1457,6 @@ static int step_drain(struct rt *r, char **tok, int n)
 	want = kv_get(&k, "want");
 	st = kv_get(&k, "status");
 	al = kv_get(&k, "atleast");
-	late = kv_get(&k, "late");
-	if (late && strcmp(late, "none")) {
-		rt_fail(r, "bad late=%s (only late=none)", late);
-		return -1;
-	}
 	if (al && sscanf(al, "%i:%lu", &al_st, &al_n) != 2) {
 		rt_fail(r, "bad atleast=%s", al);
 		return -1;
@@ -1483,8 +1474,6 @@ static int step_drain(struct rt *r, char **tok, int n)
 			struct ev *e = *pp;
 
 			if (e->type == EV_IU && e->len >= 20 && e->data[0] == SRPW_RSP) {
-				if (e->seq > c->match_seq)
-					n_late++;
 				if (e->data[19] == al_st)
 					al_seen++;
 				st_n[e->data[19]]++;
@@ -1508,11 +1497,6 @@ static int step_drain(struct rt *r, char **tok, int n)
 	(void)v;
 	if (other) {
 		rt_fail(r, "drain: %lu responses with status 0x%02x, expected %s", other, bad_st, st);
-		return -1;
-	}
-	if (late && n_late) {
-		rt_fail(r, "drain: %lu response(s) arrived after the one the last expect matched",
-			n_late);
 		return -1;
 	}
 	if (al && al_seen < al_n) {
@@ -1672,14 +1656,10 @@ static int step_io(struct rt *r, char **tok, int n)
 {
 	struct kvs k;
 	struct evalctx x = { .c = r->cur };
-	uint64_t lba = 4096 + (uint64_t)r->idx * 16, blocks = 8, seed = r->seed + 7, lun = 0;
-	uint64_t tmo = g_cfg.tmo;
-	int saved = g_cfg.tmo, ret;
+	uint64_t lba = 4096 + (uint64_t)r->idx * 16, blocks = 8, seed = r->seed + 7;
 
 	kv_init(&k, tok, n);
-	if (kv_num(&k, &x, "lun", &lun, r->err, sizeof(r->err)) < 0 ||
-	    kv_num(&k, &x, "tmo", &tmo, r->err, sizeof(r->err)) < 0 ||
-	    kv_num(&k, &x, "lba", &lba, r->err, sizeof(r->err)) < 0 ||
+	if (kv_num(&k, &x, "lba", &lba, r->err, sizeof(r->err)) < 0 ||
 	    kv_num(&k, &x, "blocks", &blocks, r->err, sizeof(r->err)) < 0 ||
 	    kv_num(&k, &x, "seed", &seed, r->err, sizeof(r->err)) < 0)
 		return -1;
@@ -1687,11 +1667,9 @@ static int step_io(struct rt *r, char **tok, int n)
 		r->cur = rt_conn(r, kv_get(&k, "conn"));
 	if (kv_unused(&k, r->err, sizeof(r->err)))
 		return -1;
-	/* tmo: how long each of its commands may take (a slow LUN) */
-	g_cfg.tmo = (int)tmo;
-	ret = do_io(r->cur, lun, lba, blocks, (uint32_t)seed, r->err, sizeof(r->err));
-	g_cfg.tmo = saved;
-	return ret ? -1 : 0;
+	if (do_io(r->cur, lba, blocks, (uint32_t)seed, r->err, sizeof(r->err)))
+		return -1;
+	return 0;
 }
 
 static int step_sh(struct rt *r, char **tok, int n)
@@ -1936,7 +1914,7 @@ static int health(int idx, char *err, size_t errlen)
 		snprintf(err, errlen, "health login: %s", got);
 		goto out;
 	}
-	if (do_io(c, 0, 1024 + (uint64_t)(idx % 256) * 8, 8, 0x5eed0000u + idx, err, errlen))
+	if (do_io(c, 1024 + (uint64_t)(idx % 256) * 8, 8, 0x5eed0000u + idx, err, errlen))
 		goto out;
 	ret = 0;
 out:

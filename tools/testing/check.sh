@@ -670,7 +670,7 @@ DEBUG_SIW_TESTS=${DEBUG_SIW_TESTS:-02-login-smoke 30-dp-integrity 60-hostile}
 # KASAN, lockdep, kmemleak and the object debugging.
 DEBUG_CHECK_TESTS=${DEBUG_CHECK_TESTS:-16-teardown-unplug 60-hostile}
 DEBUG_CHECK_TEARDOWN=${DEBUG_CHECK_TEARDOWN:-hot-unplug,two-ch-disable-unplug}
-DEBUG_CHECK_HOSTILE=${DEBUG_CHECK_HOSTILE:-login-single-race,login-single-storm,login-single-before-rtu,login-abandoned-*,cmdbuf-stale-receive-copy-results-8k,cmdbuf-stale-read-after-read,cmdbuf-stale-request-sense,tsk-abort-inflight-*,tsk-abort-write-waiting-rdma-read,tsk-abort-storm,tsk-abort-set-inflight,tsk-abort-set-nexus-channels,xch-write-read-interleaved,xch-srq-overcommit}
+DEBUG_CHECK_HOSTILE=${DEBUG_CHECK_HOSTILE:-login-single-race,login-single-storm,login-single-before-rtu,login-abandoned-*,cmdbuf-stale-receive-copy-results-8k,cmdbuf-stale-read-after-read,cmdbuf-stale-request-sense,tsk-abort-inflight-*,tsk-abort-write-waiting-rdma-read,tsk-abort-storm,xch-write-read-interleaved,xch-srq-overcommit}
 DEBUG_DIR=$CHECK_DIR/debug
 DEBUG_SIW_DIR=$CHECK_DIR/debug-siw
 FABRIC_DIR=$CHECK_DIR/fabric

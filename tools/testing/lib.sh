@@ -1053,8 +1053,8 @@ targetcli_run() {
 # teardown_all: undo everything these helpers may have set up: log out all
 # ib_srp sessions, unload ib_srp, remove the ib_srpt configfs tree and the
 # LIO backstores, unload ib_srpt (within $UNLOAD_TIMEOUT s), remove
-# device-mapper devices and null_blk configfs devices named srpt_*, unload
-# brd and null_blk, and delete the soft RDMA devices. The runner calls it after every test.
+# device-mapper devices named srpt_*, unload brd and null_blk, and delete the
+# soft RDMA devices. The runner calls it after every test.
 # Returns non-zero if something could not be undone.
 teardown_all() {
 	local rc=0
@@ -1068,12 +1068,6 @@ teardown_all() {
 	for m in /sys/block/dm-*/dm/name; do
 		[[ -f $m && $(<"$m") == srpt_* ]] || continue
 		dmsetup remove --noudevsync "$(<"$m")" || rc=1
-	done
-	# null_blk devices named srpt_* made in its configfs (which holds
-	# the module while they exist)
-	for m in /sys/kernel/config/nullb/srpt_*; do
-		[[ -d $m ]] || continue
-		echo 0 >"$m/power" && rmdir "$m" || rc=1
 	done
 	for m in brd null_blk; do
 		[[ -d /sys/module/$m ]] && { rmmod "$m" || rc=1; }

@@ -75,37 +75,6 @@ if nullblk_setup 8; then
 		ln -s "$lun" "$acl/lun_1/lun_1"
 	done
 	export HAVE_LUN1=1
-	# LUNs 2 and 3: memory-backed null_blk devices made in its configfs
-	# whose every request completes only after 2 s (irqmode 2: a timer
-	# each; memory-backed, so that the io step reads back), so that
-	# a case can abort commands surely still in the backstore; two, so
-	# that one can hold a command while the other is aborted. Without
-	# null_blk's configfs the cases that need them skip ("requires
-	# SLOW_LUNS").
-	if [[ -d /sys/kernel/config/nullb ]]; then
-		for n in 2 3; do
-			nb=/sys/kernel/config/nullb/srpt_slow$n
-			mkdir "$nb" || die "cannot make null_blk device srpt_slow$n"
-			echo 64 >"$nb/size"
-			echo 1 >"$nb/memory_backed"
-			echo 2 >"$nb/irqmode"
-			echo 2000000000 >"$nb/completion_nsec"
-			echo 1 >"$nb/power"
-			wait_for 10 test -b "/dev/srpt_slow$n" || die "no /dev/srpt_slow$n"
-			so=$(backstore_iblock "srpt_slow$n" "/dev/srpt_slow$n")
-			lun=$(srpt_add_lun "$SRPT_TPG" "$so" "$n")
-			for acl in "$SRPT_TPG"/acls/*/; do
-				acl=${acl%/}
-				mkdir "$acl/lun_$n"
-				ln -s "$lun" "$acl/lun_$n/lun_$n"
-			done
-		done
-		export SLOW_LUNS=1
-	else
-		rc=0
-		missing_feature "no null_blk configfs: the cases that need slow LUNs skip" || rc=$?
-		((rc == EXIT_SKIP)) || die "the slow LUN setup failed"
-	fi
 else
 	rc=0
 	missing_feature "no null_blk device for LUN 1: the cases that need it skip" || rc=$?
