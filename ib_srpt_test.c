@@ -2588,6 +2588,15 @@ static void srpt_test_kept_buf_in_budget(struct kunit *test)
 	atomic64_set(&sdev->buf_bytes, 0);
 }
 
+/* Gives back and frees a command's fresh buffer without keeping it. */
+static void test_free_fresh(struct srpt_send_ioctx *ioctx)
+{
+	srpt_buf_uncharge(ioctx);
+	target_free_sgl(ioctx->data_sg, ioctx->data_nents);
+	ioctx->data_sg = NULL;
+	ioctx->data_nents = 0;
+}
+
 /* A finished command's buffer of @pages pages, kept if it may be. */
 static void test_finish_cmd(struct kunit *test, struct srpt_send_ioctx *ioctx,
 			    unsigned int pages)
@@ -2769,10 +2778,7 @@ static void srpt_test_kept_buf_share(struct kunit *test)
 	/* First-come commands still get the rest of half: 6 pages. */
 	c1->dir = DMA_TO_DEVICE;
 	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(c1, 6 * PAGE_SIZE), 0);
-	srpt_buf_uncharge(c1);
-	target_free_sgl(c1->data_sg, c1->data_nents);
-	c1->data_sg = NULL;
-	c1->data_nents = 0;
+	test_free_fresh(c1);
 
 	srpt_free_kept_buf(a1);
 	srpt_free_kept_buf(a2);
@@ -2815,10 +2821,7 @@ static void srpt_test_buf_kept_no_freeze(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 2);
 	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), 4ULL * PAGE_SIZE);
 
-	srpt_buf_uncharge(v);
-	target_free_sgl(v->data_sg, v->data_nents);
-	v->data_sg = NULL;
-	v->data_nents = 0;
+	test_free_fresh(v);
 	for (i = 0; i < ARRAY_SIZE(a); i++)
 		srpt_free_kept_buf(a[i]);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes), 0);
