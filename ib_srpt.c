@@ -2165,20 +2165,39 @@ static void srpt_init_holders(struct srpt_device *sdev)
 	spin_lock_init(&sdev->holder_lock);
 	INIT_LIST_HEAD(&sdev->holder_list);
 	sdev->holders = 0;
-	atomic_set(&sdev->holders_hwm, 0);
+	atomic64_set(&sdev->holders_mark, 0);
 }
 
 /**
- * srpt_raise_holders_hwm() - raise a device's high-water mark of holders
+ * srpt_holders_hwm() - a device's high-water mark of holders
  * @sdev: the device
- * @n: a number of holders it has had
+ *
+ * Return: the low half of srpt_device.holders_mark.
  */
-static void srpt_raise_holders_hwm(struct srpt_device *sdev, int n)
+static unsigned int srpt_holders_hwm(struct srpt_device *sdev)
 {
-	int old = atomic_read(&sdev->holders_hwm);
+	return lower_32_bits(atomic64_read(&sdev->holders_mark));
+}
 
-	while (old < n && !atomic_try_cmpxchg(&sdev->holders_hwm, &old, n))
-		;
+/**
+ * srpt_raise_holders_hwm() - count a holder registration and raise the
+ *	device's high-water mark of holders
+ * @sdev: the device, its holder_lock held
+ * @n: the holders it has now
+ *
+ * Every registration changes srpt_device.holders_mark, also when the mark
+ * stays, so that a lowering decided before it cannot be stored after it
+ * (srpt_lower_holders_hwm()).
+ */
+static void srpt_raise_holders_hwm(struct srpt_device *sdev, unsigned int n)
+{
+	s64 old = atomic64_read(&sdev->holders_mark), new;
+
+	lockdep_assert_held(&sdev->holder_lock);
+	do {
+		new = (s64)((upper_32_bits(old) + 1ULL) << 32 |
+			    max(lower_32_bits(old), n));
+	} while (!atomic64_try_cmpxchg(&sdev->holders_mark, &old, new));
 }
 
 /**
@@ -4818,10 +4837,58 @@ static u64 srpt_buf_budget(u64 ram)
  */
 static u64 srpt_buf_share(struct srpt_device *sdev)
 {
-	u32 n = max3((u32)atomic_read(&sdev->holders_hwm),
-		     READ_ONCE(sdev->holders), 1U);
+	u32 n = max3(srpt_holders_hwm(sdev), READ_ONCE(sdev->holders), 1U);
 
 	return sdev->buf_budget / 2 / n;
+}
+
+/**
+ * srpt_look_holders_hwm() - decide whether the high-water mark of holders
+ *	comes down
+ * @sdev: the device
+ * @seen: where to store the srpt_device.holders_mark the decision is
+ *	based on
+ *
+ * The mark, then the holders, then the device's use are read, in that
+ * order (both loads before the last are acquires): the holders seen are at
+ * least those registered by the mark seen, and a device seen at most half
+ * used was so once the holders had been read.
+ *
+ * Return: the holders to lower the mark to, or -1 when it stays (the
+ * device uses more than half its budget, or the mark is the holders).
+ */
+static long srpt_look_holders_hwm(struct srpt_device *sdev, s64 *seen)
+{
+	unsigned int n;
+
+	*seen = atomic64_read_acquire(&sdev->holders_mark);
+	/* Acquire: buf_bytes is read after holders, on every architecture. */
+	n = smp_load_acquire(&sdev->holders);
+	if (lower_32_bits(*seen) == n ||
+	    atomic64_read(&sdev->buf_bytes) > sdev->buf_budget / 2)
+		return -1;
+	return n;
+}
+
+/**
+ * srpt_lower_holders_hwm() - store what srpt_look_holders_hwm() decided
+ * @sdev: the device
+ * @seen: the srpt_device.holders_mark the decision was based on
+ * @n: the holders to lower the mark to, or -1
+ *
+ * Stores only if no holder registered since @seen was read: a decision
+ * taken before a registration (and maybe the registered holder's logout)
+ * would otherwise lower the mark while the device is over half. The
+ * stored value may be above the mark when a registration has counted its
+ * holder but not yet raised the mark; that raise then keeps it.
+ */
+static void srpt_lower_holders_hwm(struct srpt_device *sdev, s64 seen,
+				   long n)
+{
+	if (n < 0)
+		return;
+	atomic64_try_cmpxchg(&sdev->holders_mark, &seen,
+			     (s64)((u64)upper_32_bits(seen) << 32 | n));
 }
 
 /**
@@ -4832,16 +4899,16 @@ static u64 srpt_buf_share(struct srpt_device *sdev)
  * Called on every charge and give-back, so that the mark comes down as
  * soon as the device is seen at most half used, also when kept buffers
  * or a command too large for the first-come room keep first-come charges
- * from succeeding. The use is read after the count of holders, so a
- * device that went over half meanwhile keeps its mark.
+ * from succeeding. A device that went over half after the use was read
+ * keeps the mark the holders had then; one that registered a holder
+ * meanwhile keeps its mark.
  */
 static void srpt_reset_holders_hwm(struct srpt_device *sdev)
 {
-	int n = READ_ONCE(sdev->holders);
+	s64 seen;
+	long n = srpt_look_holders_hwm(sdev, &seen);
 
-	if (atomic_read(&sdev->holders_hwm) != n &&
-	    atomic64_read(&sdev->buf_bytes) <= sdev->buf_budget / 2)
-		atomic_set(&sdev->holders_hwm, n);
+	srpt_lower_holders_hwm(sdev, seen, n);
 }
 
 /**
@@ -7572,9 +7639,9 @@ static void srpt_dev_bufs(struct srpt_show *s, struct srpt_device *sdev)
 	srpt_show_add(s, "%s data buffers:\n\tbudget %llu\n\tin use %llu\n",
 		      dev_name(&sdev->device->dev), sdev->buf_budget,
 		      (u64)atomic64_read(&sdev->buf_bytes));
-	srpt_show_add(s, "\tholders %u\n\thigh-water mark %d\n\tshare %llu\n",
-		      READ_ONCE(sdev->holders),
-		      atomic_read(&sdev->holders_hwm), srpt_buf_share(sdev));
+	srpt_show_add(s, "\tholders %u\n\thigh-water mark %u\n\tshare %llu\n",
+		      READ_ONCE(sdev->holders), srpt_holders_hwm(sdev),
+		      srpt_buf_share(sdev));
 	srpt_show_add(s, "\trefused by share %llu\n\trefused by budget %llu\n",
 		      (u64)atomic64_read(&sdev->refused_share),
 		      (u64)atomic64_read(&sdev->refused_budget));

@@ -808,8 +808,9 @@ struct srpt_port {
  * @holder_list: one struct srpt_holder per initiator address with a
  *	channel on the device
  * @holders: entries in @holder_list
- * @holders_hwm: the most @holders since the device last used at most
- *	half its budget (srpt_buf_share())
+ * @holders_mark: in its low 32 bits the most @holders since the device
+ *	last used at most half its budget (srpt_buf_share()), in its high 32
+ *	bits a count of holder registrations (srpt_reset_holders_hwm())
  * @refused_share: fresh data buffers refused because their initiator
  *	address held its share
  * @refused_budget: fresh data buffers refused because the budget was
@@ -839,7 +840,7 @@ struct srpt_device {
 	spinlock_t holder_lock;	/* see above */
 	struct list_head holder_list;
 	unsigned int holders;
-	atomic_t holders_hwm;
+	atomic64_t holders_mark;
 	atomic64_t refused_share;
 	atomic64_t refused_budget;
 	struct ib_event_handler event_handler;

@@ -2688,7 +2688,7 @@ static void srpt_test_buf_share_hwm(struct kunit *test)
 	share4 = half / 4;
 	a2 = test_peer_ioctx(test, "a");
 	KUNIT_EXPECT_EQ(test, sdev->holders, 6);
-	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 6);
+	KUNIT_EXPECT_EQ(test, srpt_holders_hwm(sdev), 6U);
 
 	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(x[0], half / 2));
 	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(a2, half / 2));
@@ -2701,7 +2701,7 @@ static void srpt_test_buf_share_hwm(struct kunit *test)
 	test_drop_holder(x[4]->ch);
 	test_drop_holder(x[5]->ch);
 	KUNIT_EXPECT_EQ(test, sdev->holders, 4);
-	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 6);
+	KUNIT_EXPECT_EQ(test, srpt_holders_hwm(sdev), 6U);
 	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), share6);
 	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(x[1], share4 - share6));
 	KUNIT_EXPECT_FALSE(test, srpt_buf_charge(x[0], PAGE_SIZE));
@@ -2711,17 +2711,17 @@ static void srpt_test_buf_share_hwm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), share6);
 	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(g, share6));
 	/* Charges beyond half never lower the mark. */
-	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 6);
+	KUNIT_EXPECT_EQ(test, srpt_holders_hwm(sdev), 6U);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes),
 			(s64)(half + 4 * share6));
 
 	/* Half of A's commands complete: still over half, the mark 6... */
 	srpt_buf_uncharge(x[0]);
-	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 6);
+	KUNIT_EXPECT_EQ(test, srpt_holders_hwm(sdev), 6U);
 	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), share6);
 	/* ...then at most half in use: 5 holders, a fifth each. */
 	srpt_buf_uncharge(a2);
-	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 5);
+	KUNIT_EXPECT_EQ(test, srpt_holders_hwm(sdev), 5U);
 	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), half / 5);
 	KUNIT_EXPECT_TRUE(test, srpt_buf_charge(x[0], PAGE_SIZE));
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->refused_share), 3);
@@ -2812,19 +2812,75 @@ static void srpt_test_buf_kept_no_freeze(struct kunit *test)
 			4LL * PAGE_SIZE);
 	for (i = 0; i < ARRAY_SIZE(x); i++)
 		x[i] = test_peer_ioctx(test, names[i]);
-	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 5);
+	KUNIT_EXPECT_EQ(test, srpt_holders_hwm(sdev), 5U);
 	for (i = 0; i < ARRAY_SIZE(x); i++)
 		test_drop_holder(x[i]->ch);
 	v = test_peer_ioctx(test, "192.0.2.9");
 	v->dir = DMA_TO_DEVICE;
 	KUNIT_ASSERT_EQ(test, srpt_get_data_pages(v, 4 * PAGE_SIZE), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&sdev->holders_hwm), 2);
+	KUNIT_EXPECT_EQ(test, srpt_holders_hwm(sdev), 2U);
 	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), 4ULL * PAGE_SIZE);
 
 	test_free_fresh(v);
 	for (i = 0; i < ARRAY_SIZE(a); i++)
 		srpt_free_kept_buf(a[i]);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sdev->buf_bytes), 0);
+}
+
+/*
+ * A charge or give-back that saw the device at most half used decides to
+ * lower the high-water mark of holders to the holders it saw. If, before
+ * it stores that, the device goes over half and an address logs in and
+ * out again, the stale decision must not be stored: the mark stays, and
+ * so does everyone's share. The next reset at half use lowers it.
+ */
+static void srpt_test_buf_hwm_stale_lower(struct kunit *test)
+{
+	static const char *const names[] = { "h1", "h2", "h3", "h4", "h5" };
+	struct srpt_send_ioctx *x[ARRAY_SIZE(names)], *f;
+	struct srpt_device *sdev;
+	u64 half;
+	s64 seen;
+	long n;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(x); i++)
+		x[i] = test_peer_ioctx(test, names[i]);
+	sdev = x[0]->ch->sport->sdev;
+	half = sdev->buf_budget / 2;
+	for (i = 2; i < ARRAY_SIZE(x); i++)
+		test_drop_holder(x[i]->ch);
+	KUNIT_EXPECT_EQ(test, sdev->holders, 2U);
+	KUNIT_EXPECT_EQ(test, srpt_holders_hwm(sdev), 5U);
+
+	/* Seen at most half used: lower to 2... */
+	n = srpt_look_holders_hwm(sdev, &seen);
+	KUNIT_EXPECT_EQ(test, n, 2L);
+	/* ...but first the device goes over half, F logs in and out. */
+	atomic64_set(&sdev->buf_bytes, half + PAGE_SIZE);
+	f = test_peer_ioctx(test, "h6");
+	KUNIT_EXPECT_EQ(test, srpt_holders_hwm(sdev), 5U);
+	test_drop_holder(f->ch);
+	srpt_lower_holders_hwm(sdev, seen, n);
+	KUNIT_EXPECT_EQ(test, srpt_holders_hwm(sdev), 5U);
+	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), half / 5);
+
+	/* Still over half: a reset keeps the mark; at half it comes down. */
+	srpt_reset_holders_hwm(sdev);
+	KUNIT_EXPECT_EQ(test, srpt_holders_hwm(sdev), 5U);
+	atomic64_set(&sdev->buf_bytes, half);
+	srpt_reset_holders_hwm(sdev);
+	KUNIT_EXPECT_EQ(test, srpt_holders_hwm(sdev), 2U);
+	KUNIT_EXPECT_EQ(test, srpt_buf_share(sdev), half / 2);
+	/* A lowering with nothing in between is stored. */
+	f = test_peer_ioctx(test, "h7");
+	test_drop_holder(f->ch);
+	KUNIT_EXPECT_EQ(test, srpt_holders_hwm(sdev), 3U);
+	n = srpt_look_holders_hwm(sdev, &seen);
+	KUNIT_EXPECT_EQ(test, n, 2L);
+	srpt_lower_holders_hwm(sdev, seen, n);
+	KUNIT_EXPECT_EQ(test, srpt_holders_hwm(sdev), 2U);
+	atomic64_set(&sdev->buf_bytes, 0);
 }
 
 /*
@@ -4163,6 +4219,7 @@ static struct kunit_case srpt_buf_test_cases[] = {
 	KUNIT_CASE(srpt_test_buf_share_hwm),
 	KUNIT_CASE(srpt_test_kept_buf_share),
 	KUNIT_CASE(srpt_test_buf_kept_no_freeze),
+	KUNIT_CASE(srpt_test_buf_hwm_stale_lower),
 	KUNIT_CASE(srpt_test_buf_charge_frees_kept),
 	KUNIT_CASE(srpt_test_dev_bufs_show),
 	{}
