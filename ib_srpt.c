@@ -7211,6 +7211,7 @@ static ssize_t srpt_tpg_attrib_use_srq_show(struct config_item *item,
 static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 					     const char *page, size_t count)
 {
+	char name[SRPT_PORT_NAME_LEN];
 	struct srpt_device *sdev = NULL;
 	struct srpt_port *sport;
 	ssize_t ret = count;
@@ -7230,6 +7231,8 @@ static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 		} else {
 			sport->port_attrib.use_srq = val;
 			srpt_close_port_chs(sport, NULL, "use_srq changed");
+			/* A port event may change the name meanwhile. */
+			strscpy(name, sport->guid_name, sizeof(name));
 			sdev = sport->sdev;
 			kref_get(&sdev->refs);
 		}
@@ -7243,7 +7246,7 @@ static ssize_t srpt_tpg_attrib_use_srq_store(struct config_item *item,
 	 * keeps sport's memory while the HCA is removed under us; the removal
 	 * closes and waits for the same channels, so the count reaches 0.
 	 */
-	srpt_wait_chs_released(&sport->mode_chs[!val], sport->guid_name);
+	srpt_wait_chs_released(&sport->mode_chs[!val], name);
 	kref_put(&sdev->refs, srpt_free_sdev);
 	return ret;
 }
