@@ -200,7 +200,10 @@ MODULE_PARM_DESC(rdma_cm_port,
 
 /* Global state ---------------------------------------------------------- */
 
-/* Protects srpt_dev_list, srpt_port_ids and the port <-> WWN links. */
+/*
+ * Protects srpt_dev_list, srpt_port_ids, the port <-> WWN links and the
+ * ports' GIDs and names.
+ */
 static DEFINE_MUTEX(srpt_dev_mutex);
 static LIST_HEAD(srpt_dev_list);
 static LIST_HEAD(srpt_port_ids);
@@ -6691,6 +6694,22 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 /* configfs: target ports (WWNs) and portal groups ----------------------- */
 
 /**
+ * srpt_wwn_name_current() - whether a WWN still has its port's name
+ * @port_id: the WWN
+ * @sport: the port it serves
+ *
+ * The caller holds srpt_dev_mutex.
+ *
+ * Return: false when the WWN was created under an earlier GID of @sport.
+ */
+static bool srpt_wwn_name_current(const struct srpt_port_id *port_id,
+				  const struct srpt_port *sport)
+{
+	return !strcasecmp(port_id->name, port_id->gid_form ?
+			   sport->gid_name : sport->guid_name);
+}
+
+/**
  * srpt_lookup_port() - find the HCA port a WWN name stands for
  * @name: GUID form or GID form of a port name (case does not matter)
  *
@@ -6732,7 +6751,8 @@ static struct port_and_port_id srpt_lookup_port(const char *name)
  * @name: GUID form or GID form of an HCA port name
  *
  * Return: the new WWN, or ERR_PTR(-EINVAL) for a name that is no port's,
- * ERR_PTR(-EEXIST) when that name form of the port already has a WWN.
+ * ERR_PTR(-EEXIST) when that name form of the port already has a WWN, also
+ * one created under an earlier GID of the port.
  */
 static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 				      struct config_group *group,
@@ -6749,6 +6769,9 @@ static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
 		return ERR_PTR(-EINVAL);
 	}
 	if (*papi.port_id) {
+		pr_info("\"%s\": %s port %u already has the WWN %s\n", name,
+			dev_name(&papi.sport->sdev->device->dev),
+			papi.sport->port, (*papi.port_id)->name);
 		mutex_unlock(&srpt_dev_mutex);
 		return ERR_PTR(-EEXIST);
 	}
@@ -7607,18 +7630,30 @@ static const char *const srpt_rej_names[SRPT_NR_REJ_REASONS] = {
 };
 
 /**
- * srpt_port_logins() - the login counters of one port and its count of
- *	channels closed as stuck (srpt_hw_pending_work()), as one block
+ * srpt_port_logins() - the current GID of one port, its WWNs, its login
+ *	counters and its count of channels closed as stuck
+ *	(srpt_hw_pending_work()), as one block
  * @s: page being filled
  * @sport: HCA port
+ *
+ * The caller holds srpt_dev_mutex. A WWN created under an earlier GID of
+ * the port is marked as such.
  */
 static void srpt_port_logins(struct srpt_show *s, struct srpt_port *sport)
 {
+	struct srpt_port_id *ids[] = { sport->guid_id, sport->gid_id };
 	int i;
 
-	srpt_show_add(s, "%s port %u (%s):\n\taccepted %llu\n",
+	srpt_show_add(s, "%s port %u (%s):\n",
 		      dev_name(&sport->sdev->device->dev), sport->port,
-		      sport->gid_name,
+		      sport->gid_name);
+	for (i = 0; i < ARRAY_SIZE(ids); i++) {
+		if (ids[i])
+			srpt_show_add(s, "\tWWN %s%s\n", ids[i]->name,
+				      srpt_wwn_name_current(ids[i], sport) ?
+				      "" : " (named after an earlier GID)");
+	}
+	srpt_show_add(s, "\taccepted %llu\n",
 		      (u64)atomic64_read(&sport->logins_accepted));
 	for (i = 0; i < SRPT_NR_REJ_REASONS; i++)
 		srpt_show_add(s, "\trejected, %s: %llu\n", srpt_rej_names[i],
@@ -7926,18 +7961,46 @@ static const struct target_core_fabric_ops srpt_template = {
 /* Devices and ports ----------------------------------------------------- */
 
 /**
+ * srpt_port_set_gid() - take a port's GID index 0 and the names built from it
+ * @sport: HCA port
+ * @gid: its GID index 0 as just read
+ *
+ * The caller holds srpt_dev_mutex. The WWNs of the port keep the names they
+ * were created with, and keep serving the port, when the GID changes: a
+ * configfs directory cannot be renamed.
+ *
+ * Return: true when the port had another GID before, so that its names
+ * changed; false when @gid is the first one read or the one already known.
+ */
+static bool srpt_port_set_gid(struct srpt_port *sport, const union ib_gid *gid)
+{
+	bool known = sport->gid_name[0];
+
+	if (known && !memcmp(&sport->gid, gid, sizeof(*gid)))
+		return false;
+	sport->gid = *gid;
+	srpt_format_guid_name(sport->guid_name, sizeof(sport->guid_name), gid);
+	srpt_format_gid_name(sport->gid_name, sizeof(sport->gid_name), gid);
+	return known;
+}
+
+/**
  * srpt_refresh_port() - configure a HCA port
  * @sport: SRPT HCA port
  *
- * Both port names are formed from the GID at index 0.
+ * Both port names are formed from the GID at index 0. A changed GID (a RoCE
+ * port's MAC address, an InfiniBand subnet prefix) is logged once, with the
+ * old and the new GID form.
  *
  * Return: 0 or a negative error code from the port query.
  */
 static int srpt_refresh_port(struct srpt_port *sport)
 {
 	struct ib_device *device = sport->sdev->device;
+	char old[SRPT_PORT_NAME_LEN], new[SRPT_PORT_NAME_LEN];
 	struct ib_port_attr attr;
 	union ib_gid gid;
+	bool changed;
 	int ret;
 
 	ret = ib_query_port(device, sport->port, &attr);
@@ -7948,10 +8011,15 @@ static int srpt_refresh_port(struct srpt_port *sport)
 		return ret;
 
 	mutex_lock(&srpt_dev_mutex);
-	srpt_format_guid_name(sport->guid_name, sizeof(sport->guid_name),
-			      &gid);
-	srpt_format_gid_name(sport->gid_name, sizeof(sport->gid_name), &gid);
+	strscpy(old, sport->gid_name, sizeof(old));
+	changed = srpt_port_set_gid(sport, &gid);
 	mutex_unlock(&srpt_dev_mutex);
+	if (changed) {
+		srpt_format_gid_name(new, sizeof(new), &gid);
+		pr_notice_ratelimited("%s port %u: GID changed from %s to %s; its WWNs keep their names\n",
+				      dev_name(&device->dev), sport->port, old,
+				      new);
+	}
 
 	mutex_lock(&sport->sdev->sdev_mutex);
 	ret = srpt_register_mad_agent(sport);

@@ -752,10 +752,14 @@ struct port_and_port_id {
  * @enabled: at least one TPG of the port is enabled
  * @port: port number
  * @work: port refresh after an event
- * @guid_name: GUID form of the port name
- * @gid_name: GID form of the port name
- * @guid_id: WWN made with @guid_name, or NULL
- * @gid_id: WWN made with @gid_name, or NULL
+ * @gid: GID index 0 as last read, which @guid_name and @gid_name are built
+ *	from (srpt_port_set_gid()); all zero until it was first read
+ * @guid_name: GUID form of the port name; empty until @gid was first read
+ * @gid_name: GID form of the port name; empty until @gid was first read
+ * @guid_id: WWN in GUID form, or NULL; made with @guid_name, which may
+ *	have changed since (srpt_wwn_name_current())
+ * @gid_id: WWN in GID form, or NULL; made with @gid_name, which may have
+ *	changed since
  * @port_attrib: TPG attributes
  * @refcount: channels on this port that are not fully released; the port
  *	and its device are not freed before it is 0
@@ -775,6 +779,7 @@ struct srpt_port {
 	bool enabled;
 	u32 port;
 	struct work_struct work;
+	union ib_gid gid;
 	char guid_name[SRPT_PORT_NAME_LEN];
 	char gid_name[SRPT_PORT_NAME_LEN];
 	struct srpt_port_id *guid_id;

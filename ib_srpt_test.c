@@ -1310,6 +1310,117 @@ static void srpt_test_format_names_round_trip(struct kunit *test)
 						  sizeof(canon)), 0);
 }
 
+/* ---- GID changes: srpt_port_set_gid() / srpt_wwn_name_current() ---- */
+
+/* test_gid after a MAC change: another interface ID. */
+static const union ib_gid test_gid_new_mac = {
+	.raw = {
+		0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x52, 0x50, 0xff, 0xfe, 0x00, 0xaa, 0xbb,
+	},
+};
+
+/* test_gid after an InfiniBand subnet prefix change: same interface ID. */
+static const union ib_gid test_gid_new_prefix = {
+	.raw = {
+		0xfe, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+		0x50, 0x54, 0x00, 0xff, 0xfe, 0xab, 0xcd, 0xef,
+	},
+};
+
+static void srpt_test_port_set_gid_first(struct kunit *test)
+{
+	struct srpt_port *sport = kunit_kzalloc(test, sizeof(*sport),
+						GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, sport);
+	/* The first GID read is no change, not even an all-zero one. */
+	KUNIT_EXPECT_FALSE(test, srpt_port_set_gid(sport, &test_gid));
+	KUNIT_EXPECT_STREQ(test, sport->guid_name, "5054:00ff:feab:cdef");
+	KUNIT_EXPECT_STREQ(test, sport->gid_name,
+			   "0xfe80000000000000505400fffeabcdef");
+	KUNIT_EXPECT_MEMEQ(test, &sport->gid, &test_gid, sizeof(test_gid));
+	KUNIT_EXPECT_FALSE(test, srpt_port_set_gid(sport, &test_gid));
+	KUNIT_EXPECT_STREQ(test, sport->gid_name,
+			   "0xfe80000000000000505400fffeabcdef");
+}
+
+static void srpt_test_port_set_gid_zero_first(struct kunit *test)
+{
+	static const union ib_gid zero;
+	struct srpt_port *sport = kunit_kzalloc(test, sizeof(*sport),
+						GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, sport);
+	KUNIT_EXPECT_FALSE(test, srpt_port_set_gid(sport, &zero));
+	KUNIT_EXPECT_STREQ(test, sport->guid_name, "0000:0000:0000:0000");
+	/* From a known all-zero GID to another one is a change. */
+	KUNIT_EXPECT_TRUE(test, srpt_port_set_gid(sport, &test_gid));
+	KUNIT_EXPECT_STREQ(test, sport->guid_name, "5054:00ff:feab:cdef");
+}
+
+static void srpt_test_port_set_gid_changed(struct kunit *test)
+{
+	struct srpt_port *sport = kunit_kzalloc(test, sizeof(*sport),
+						GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, sport);
+	srpt_port_set_gid(sport, &test_gid);
+	KUNIT_EXPECT_TRUE(test, srpt_port_set_gid(sport, &test_gid_new_mac));
+	KUNIT_EXPECT_STREQ(test, sport->guid_name, "0052:50ff:fe00:aabb");
+	KUNIT_EXPECT_STREQ(test, sport->gid_name,
+			   "0xfe80000000000000005250fffe00aabb");
+	KUNIT_EXPECT_MEMEQ(test, &sport->gid, &test_gid_new_mac,
+			   sizeof(test_gid_new_mac));
+	/* And back: a change again. */
+	KUNIT_EXPECT_TRUE(test, srpt_port_set_gid(sport, &test_gid));
+	KUNIT_EXPECT_STREQ(test, sport->gid_name,
+			   "0xfe80000000000000505400fffeabcdef");
+}
+
+static void srpt_test_wwn_name_current_mac(struct kunit *test)
+{
+	struct srpt_port *sport = kunit_kzalloc(test, sizeof(*sport),
+						GFP_KERNEL);
+	struct srpt_port_id guid_id = { .gid_form = false };
+	struct srpt_port_id gid_id = { .gid_form = true };
+
+	KUNIT_ASSERT_NOT_NULL(test, sport);
+	srpt_port_set_gid(sport, &test_gid);
+	strscpy(guid_id.name, "5054:00FF:FEAB:CDEF", sizeof(guid_id.name));
+	strscpy(gid_id.name, sport->gid_name, sizeof(gid_id.name));
+	KUNIT_EXPECT_TRUE(test, srpt_wwn_name_current(&guid_id, sport));
+	KUNIT_EXPECT_TRUE(test, srpt_wwn_name_current(&gid_id, sport));
+	/* A RoCE MAC change: both forms are stale. */
+	srpt_port_set_gid(sport, &test_gid_new_mac);
+	KUNIT_EXPECT_FALSE(test, srpt_wwn_name_current(&guid_id, sport));
+	KUNIT_EXPECT_FALSE(test, srpt_wwn_name_current(&gid_id, sport));
+	/* The MAC address back: both are current again. */
+	srpt_port_set_gid(sport, &test_gid);
+	KUNIT_EXPECT_TRUE(test, srpt_wwn_name_current(&guid_id, sport));
+	KUNIT_EXPECT_TRUE(test, srpt_wwn_name_current(&gid_id, sport));
+}
+
+static void srpt_test_wwn_name_current_prefix(struct kunit *test)
+{
+	struct srpt_port *sport = kunit_kzalloc(test, sizeof(*sport),
+						GFP_KERNEL);
+	struct srpt_port_id guid_id = { .gid_form = false };
+	struct srpt_port_id gid_id = { .gid_form = true };
+
+	KUNIT_ASSERT_NOT_NULL(test, sport);
+	srpt_port_set_gid(sport, &test_gid);
+	strscpy(guid_id.name, sport->guid_name, sizeof(guid_id.name));
+	strscpy(gid_id.name, sport->gid_name, sizeof(gid_id.name));
+	/* A new subnet prefix: only the GID form is stale. */
+	KUNIT_EXPECT_TRUE(test, srpt_port_set_gid(sport,
+						  &test_gid_new_prefix));
+	KUNIT_EXPECT_TRUE(test, srpt_wwn_name_current(&guid_id, sport));
+	KUNIT_EXPECT_FALSE(test, srpt_wwn_name_current(&gid_id, sport));
+	KUNIT_EXPECT_STREQ(test, sport->gid_name,
+			   "0xfec0000000000001505400fffeabcdef");
+}
+
 /* ---- login requests: srpt_check_login() ---- */
 
 static struct srp_login_req *good_login(struct kunit *test)
@@ -4084,7 +4195,7 @@ static struct kunit_suite srpt_mad_test_suite = {
 	.test_cases = srpt_mad_test_cases,
 };
 
-/* Suite ib_srpt_names: port IDs, GUIDs, ACL names and WWN names. */
+/* Suite ib_srpt_names: port IDs, GUIDs, ACL names, WWN names, GID changes. */
 static struct kunit_case srpt_names_test_cases[] = {
 	KUNIT_CASE_PARAM(srpt_test_port_id, port_id_gen_params),
 	KUNIT_CASE_PARAM(srpt_test_guid, guid_gen_params),
@@ -4099,6 +4210,11 @@ static struct kunit_case srpt_names_test_cases[] = {
 	KUNIT_CASE(srpt_test_format_gid_name),
 	KUNIT_CASE(srpt_test_format_names_exact_size),
 	KUNIT_CASE(srpt_test_format_names_round_trip),
+	KUNIT_CASE(srpt_test_port_set_gid_first),
+	KUNIT_CASE(srpt_test_port_set_gid_zero_first),
+	KUNIT_CASE(srpt_test_port_set_gid_changed),
+	KUNIT_CASE(srpt_test_wwn_name_current_mac),
+	KUNIT_CASE(srpt_test_wwn_name_current_prefix),
 	{}
 };
 
