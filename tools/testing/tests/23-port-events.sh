@@ -48,6 +48,10 @@ set -euo pipefail
 
 STATE=$(mktemp -d)
 NEW_MAC=02:52:50:00:aa:bb
+# GID index 0 that NEW_MAC gives (fe80::/64 with the MAC's EUI-64). While
+# the RDMA core re-adds a changed netdev's GIDs, index 0 reads all zero for
+# a moment: the case waits for this value, not for any other.
+NEW_GID=0xfe80000000000000005250fffe00aabb
 
 # gid0: GID index 0 of the port in GID form (0x + 32 hex digits).
 gid0() {
@@ -157,9 +161,9 @@ case_mac_change() {
 	ch=$(channel_id)
 	kmsg_mark mac
 	ip link set "$NETDEV" address "$NEW_MAC"
-	_gid_moved() { [[ $(gid0) != "$old" ]]; }
-	wait_for 10 _gid_moved
-	new=$(gid0)
+	_gid_moved() { [[ $(gid0) == "$NEW_GID" ]]; }
+	wait_for 10 _gid_moved || { echo "GID 0 is $(gid0), not $NEW_GID" >&2; return 1; }
+	new=$NEW_GID
 	echo "$new" >"$STATE/gid_new"
 	log "GID 0: $old -> $new"
 	_logged() { [[ -n $(gid_lines mac) ]]; }
