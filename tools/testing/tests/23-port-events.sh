@@ -4,7 +4,9 @@
 # Port events on soft-RoCE with ib_srp logged in over RDMA/CM (admin guide,
 # "Port events: link down and GID changes"). The target has a GID-form WWN
 # (as targetcli makes it) with the TPG and an empty GUID-form WWN of the
-# same port; ib_srp runs with reconnect_delay=2 fast_io_fail_tmo=60.
+# same port; ib_srp runs with reconnect_delay=2 fast_io_fail_tmo=60 and
+# logs in with ch_count=1, so that the cases see one channel per login
+# whatever the number of vCPUs (ib_srp opens one channel per CPU).
 #   ll-address      an IPv6 link-local address added to and removed from
 #                   the network device: new GID entries (GID change
 #                   events), GID 0 unchanged: no "GID changed" line, the
@@ -206,7 +208,7 @@ case_new_login() {
 	local disk ifid
 	ifid=$(cat "$STATE/gid_new")
 	ifid=${ifid:18:16}
-	disk=$(srp_login initiator_ext=5250000000000002)
+	disk=$(srp_login ch_count=1 initiator_ext=5250000000000002)
 	dd_verify "$disk" 4
 	acl_info | grep -qx "InitiatorAlias: 0x5250000000000002$ifid"
 	srp_logout "$disk"
@@ -223,7 +225,7 @@ case_remake_wwn() {
 	[[ $SRPT_WWN == "$new" ]]
 	echo "$SRPT_TPG" >"$STATE/tpg"
 	want_block "$new" "	WWN $new"
-	disk=$(srp_login)
+	disk=$(srp_login ch_count=1)
 	echo "$disk" >"$STATE/disk"
 	dd_verify "$disk" 4
 	one_live_channel
@@ -283,7 +285,7 @@ case_link_down_io() {
 	wait_for 15 released_cleanly downio
 	[[ $(channel_id) != "$ch" ]]
 	one_live_channel
-	new=$(srp_login initiator_ext=5250000000000003)
+	new=$(srp_login ch_count=1 initiator_ext=5250000000000003)
 	dd_verify "$new" 4
 	srp_logout "$new"
 }
@@ -331,7 +333,7 @@ cat "$SRPT_TPG/login_info" >"$STATE/login_info"
 [[ -s $STATE/login_info ]] || die "no login_info"
 want_block "$(cat "$STATE/gid_old")" "	WWN $(cat "$STATE/guid_wwn")" "	WWN $SRPT_WWN" ||
 	die "the port's block in discovery_auth/logins"
-srp_login >"$STATE/disk"
+srp_login ch_count=1 >"$STATE/disk"
 dd_verify "$(cat "$STATE/disk")" 4
 
 sub_case ll-address case_ll_address || true
