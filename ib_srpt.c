@@ -1732,6 +1732,7 @@ static int srpt_alloc_cq(struct srpt_rdma_ch *ch)
 		ch->cq = NULL;
 		return ret;
 	}
+	ch->comp_vector = ch->cq->comp_vector;
 	return 0;
 }
 
@@ -7478,9 +7479,11 @@ static void srpt_nexus_info(struct srpt_show *s, struct srpt_nexus *nexus,
 		if (ch->nacl != nacl)
 			continue;
 		srpt_show_add(s, "CID: %u   Connection State: %s\n"
-			      "   Address %s %s\n",
+			      "   Address %s %s\n"
+			      "   Completion vector: %d\n",
 			      ch->cid, srpt_ch_conn_state(READ_ONCE(ch->state)),
-			      ch->peer, ch->using_rdma_cm ? "rdma_cm" : "ib_cm");
+			      ch->peer, ch->using_rdma_cm ? "rdma_cm" : "ib_cm",
+			      ch->comp_vector);
 		if (!srpt_show_commit(s))
 			return;
 	}

@@ -476,6 +476,7 @@ struct srpt_ch_stats {
  * @qp: queue pair
  * @cq: completion queue (from the device's CQ pool)
  * @cq_size: entries reserved in @cq
+ * @comp_vector: completion vector of @cq, for the ACL's info attribute
  * @zw_cqe: completion entry of the zero-length write
  * @kref: references; the last one frees the channel
  * @rq_size: receive ring size == credits granted at login
@@ -550,6 +551,7 @@ struct srpt_rdma_ch {
 	struct ib_qp *qp;
 	struct ib_cq *cq;
 	u32 cq_size;
+	int comp_vector;
 	struct ib_cqe zw_cqe;
 	struct kref kref;
 	int rq_size;
