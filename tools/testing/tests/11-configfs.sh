@@ -7,7 +7,8 @@
 # EINVAL; TPGs named like the port and tpgt_1 (tag 1); the WWN reports the
 # name it was made with (ours only: the stock module always reports the GID
 # form); the attrib/ entries with defaults and ranges (ours only:
-# max_hw_pending_time, whose bad writes fail with EINVAL); ACL names in
+# max_hw_pending_time and comp_v_mask, whose bad writes fail with EINVAL;
+# comp_v_mask reads back as it is written back); ACL names in
 # every accepted form, bad ones refused, other spellings of an initiator
 # name normalised to the one of logins; discovery_auth/rdma_cm_port moves
 # the RDMA/CM listener (login works on the new port, fails on the old one);
@@ -173,6 +174,52 @@ case_hw_pending_time() {
 	return "$rc"
 }
 
+# comp_v_mask: by default every completion vector of the device (0x3 for
+# two) and shown as "0x3\n"; hex masks with "0x" are taken and read back
+# without leading zeros, bits beyond the device's vectors kept; what it
+# shows is taken back unchanged; 0, anything without "0x", junk, a bit from
+# 1024 up and a mask without a vector of the device fail with EINVAL and
+# the value stays.
+case_comp_v_mask() {
+	local tpg f v nvec def beyond rc=0
+	local -a bad
+	nvec=$(comp_vectors "$RDMA_DEV")
+	((nvec >= 1 && nvec <= 60)) || { echo "$RDMA_DEV has $nvec completion vectors" >&2; return 1; }
+	def=$(printf '0x%x' $(((1 << nvec) - 1)))
+	# A mask of the first vector the device does not use (the CQ pool
+	# uses no more vectors than there are CPUs online).
+	beyond=$(printf '0x%x' $((1 << $(usable_vectors "$RDMA_DEV"))))
+	bad=(0x0 0x000 0 1 3 ff abc 0xg 0x1z '0x1 ' ' 0x1' -0x1 0x-1 0x0x1
+		'0x1,1' 0-1 '' 0x "0x1$(printf '0%.0s' {1..256})" "$beyond")
+	tpg=$(srpt_add_target "$WWN_GUID")
+	f=$tpg/attrib/comp_v_mask
+	if [[ -f $f && $(cat "$f"; echo x) != "$def"$'\nx' ]]; then
+		echo "comp_v_mask shows $(od -c "$f" | head -n1), expected $def and a newline" >&2
+		rc=1
+	fi
+	attr_range "$tpg" comp_v_mask "$def" 0x1 0x2 0xff "$def" \
+		0xffffffffffffffffffffffff -- "${bad[@]}" || rc=1
+	for v in "${bad[@]}"; do
+		cp_write_err "$f" "$v"
+		if [[ $CP_ERR != "Invalid argument" ]]; then
+			echo "comp_v_mask='$v': $CP_ERR, expected Invalid argument" >&2
+			rc=1
+		fi
+	done
+	# Other spellings of a mask: shown in the one form, which is taken
+	# back as it is; no newline is needed.
+	for v in 0X2:0x2 0x0001:0x1 0xAbF:0xabf "0x$(printf '0%.0s' {1..300})1:0x1"; do
+		printf '%s' "${v%%:*}" >"$f" || { echo "comp_v_mask='${v%%:*}' refused" >&2; rc=1; }
+		cp_read "$f"
+		[[ $CP_VAL == "${v#*:}" ]] || { echo "comp_v_mask='${v%%:*}' reads $CP_VAL" >&2; rc=1; }
+		cp_write_err "$f" "$CP_VAL"
+		[[ $CP_ERR == ok ]] || { echo "writing back $CP_VAL: $CP_ERR" >&2; rc=1; }
+	done
+	echo "$def" >"$f"
+	rmdir "$tpg" "$SRPT_CFS/$WWN_GUID"
+	return "$rc"
+}
+
 # acl_normalised TPG NAME CANON: mkdir of ACL NAME succeeds, the kernel log
 # says that it matches logins named CANON, and a second ACL spelled CANON is
 # refused (EEXIST): it would be the same initiator.
@@ -322,6 +369,8 @@ cp_better wwn-reports-name "report the name a WWN was made with" ||
 sub_case attribs case_attribs || true
 cp_better max-hw-pending-time "have attrib/max_hw_pending_time" ||
 	sub_case max-hw-pending-time case_hw_pending_time || true
+cp_better comp-v-mask "have attrib/comp_v_mask" ||
+	sub_case comp-v-mask case_comp_v_mask || true
 sub_case acl-names case_acl_names || true
 cp_better acl-normalised "normalise ACL names to the spelling of logins" ||
 	sub_case acl-normalised case_acl_normalised || true
