@@ -1732,7 +1732,7 @@ static u32 srpt_comp_vectors(const struct ib_device *dev)
  * srpt_pick_comp_vector() - the completion vector of a new channel
  * @mask: comp_v_mask of the channel's port
  * @nvec: completion vectors of the device, 1 to %SRPT_COMP_V_BITS
- * @seq: sequence number of the channel on its device
+ * @seq: turn of the channel among its port's channels
  *
  * The vectors of the device that @mask allows take turns, in the order of
  * their numbers. When @mask allows none of them (the device can have fewer
@@ -1752,25 +1752,41 @@ static u32 srpt_pick_comp_vector(const unsigned long *mask, u32 nvec,
 }
 
 /**
- * srpt_alloc_cq() - get a completion queue for a channel
- * @ch: SRPT RDMA channel with sq_size and rq_size set
+ * srpt_next_comp_vector() - the completion vector of a port's new channel
+ * @sport: the port
+ * @nvec: completion vectors of the device, srpt_comp_vectors()
  *
- * The CQ is on a completion vector that the port's comp_v_mask allows.
+ * Each call is the next turn of the port's channels: they take the vectors
+ * that the port's comp_v_mask allows in turn, whatever the channels of the
+ * device's other port do (with one count for the device, channels logging
+ * in to both ports alternately would leave each port every other vector).
+ * A channel calls this once, so a retry of its queues does not skip a turn.
  *
- * Return: 0 or -ENOMEM.
+ * Return: a vector below @nvec.
  */
-static int srpt_alloc_cq(struct srpt_rdma_ch *ch)
+static u32 srpt_next_comp_vector(struct srpt_port *sport, u32 nvec)
 {
-	struct srpt_port *sport = ch->sport;
-	struct srpt_device *sdev = sport->sdev;
-	u32 seq = atomic_inc_return(&sdev->comp_vector);
-	u32 recv = ch->use_srq ? sdev->srq_size : ch->rq_size;
 	u32 vec;
 
 	spin_lock(&sport->comp_v_lock);
-	vec = srpt_pick_comp_vector(sport->port_attrib.comp_v_mask,
-				    srpt_comp_vectors(sdev->device), seq);
+	vec = srpt_pick_comp_vector(sport->port_attrib.comp_v_mask, nvec,
+				    sport->comp_v_seq++);
 	spin_unlock(&sport->comp_v_lock);
+	return vec;
+}
+
+/**
+ * srpt_alloc_cq() - get a completion queue for a channel
+ * @ch: SRPT RDMA channel with sq_size and rq_size set
+ * @vec: the completion vector, from srpt_next_comp_vector()
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int srpt_alloc_cq(struct srpt_rdma_ch *ch, u32 vec)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	u32 recv = ch->use_srq ? sdev->srq_size : ch->rq_size;
+
 	ch->cq_size = ch->sq_size + recv + 1;
 	ch->cq = ib_cq_pool_get(sdev->device, ch->cq_size, vec,
 				IB_POLL_WORKQUEUE);
@@ -1905,17 +1921,21 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
  * srpt_create_ch_ib() - create the queues of a channel
  * @ch: SRPT RDMA channel
  *
- * On failure ch->qp and ch->cq are NULL, so srpt_destroy_ch_ib() is a no-op.
+ * The CQ is on a completion vector that the port's comp_v_mask allows,
+ * the same for every try. On failure ch->qp and ch->cq are NULL, so
+ * srpt_destroy_ch_ib() is a no-op.
  *
  * Return: 0 or a negative error code.
  */
 static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
+	u32 vec = srpt_next_comp_vector(ch->sport,
+					srpt_comp_vectors(sdev->device));
 	int i, ret;
 
 	for (;;) {
-		ret = srpt_alloc_cq(ch);
+		ret = srpt_alloc_cq(ch, vec);
 		if (ret)
 			return ret;
 		ret = srpt_create_qp(ch);

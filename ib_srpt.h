@@ -775,7 +775,9 @@ struct port_and_port_id {
  *	changed since
  * @port_attrib: TPG attributes
  * @comp_v_lock: protects @port_attrib.comp_v_mask, which is too long to
- *	be read or written at once
+ *	be read or written at once, and @comp_v_seq
+ * @comp_v_seq: turn of the port's next channel in taking the vectors that
+ *	@port_attrib.comp_v_mask allows (srpt_next_comp_vector())
  * @refcount: channels on this port that are not fully released; the port
  *	and its device are not freed before it is 0
  * @mode_chs: the part of @refcount using a receive ring [0] or the SRQ [1]
@@ -801,6 +803,7 @@ struct srpt_port {
 	struct srpt_port_id *gid_id;
 	struct srpt_port_attrib port_attrib;
 	spinlock_t comp_v_lock;	/* see above */
+	u32 comp_v_seq;
 	atomic_t refcount;
 	atomic_t mode_chs[2];
 	struct mutex mutex;	/* see above */
@@ -837,8 +840,6 @@ struct srpt_port {
  * @refused_budget: fresh data buffers refused because the budget was
  *	used up
  * @event_handler: asynchronous event handler
- * @comp_vector: sequence number of the next channel's CQ: new channels
- *	take the allowed vectors in turn (srpt_pick_comp_vector())
  * @refs: references to the memory of this structure: one of the IB client
  *	plus one per configfs writer waiting for channels of a port
  * @going_away: the HCA is being removed: releases wait for no RTU
@@ -866,7 +867,6 @@ struct srpt_device {
 	atomic64_t refused_share;
 	atomic64_t refused_budget;
 	struct ib_event_handler event_handler;
-	atomic_t comp_vector;
 	struct kref refs;
 	bool going_away;
 	u32 port_cnt;

@@ -5548,6 +5548,53 @@ static void srpt_test_pick_comp_vector(struct kunit *test)
 }
 
 /*
+ * Each port takes its own turns: with channels logging in to the two ports
+ * of a device alternately, each port's channels still spread over the
+ * vectors its mask allows. (One count per device gave port 1 only the even
+ * turns: all its channels on vector 0 of two.)
+ */
+static void srpt_test_next_comp_vector(struct kunit *test)
+{
+	struct srpt_device *sdev;
+	struct srpt_port *p1, *p2;
+	u32 v1[4], v2[4];
+	int i;
+
+	sdev = kunit_kzalloc(test, struct_size(sdev, port, 2), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	sdev->device = test_sport(test)->sdev->device;
+	sdev->port_cnt = 2;
+	p1 = &sdev->port[0];
+	p2 = &sdev->port[1];
+	for (i = 0; i < 2; i++) {
+		sdev->port[i].sdev = sdev;
+		sdev->port[i].port = i + 1;
+		spin_lock_init(&sdev->port[i].comp_v_lock);
+		bitmap_set(sdev->port[i].port_attrib.comp_v_mask, 0, 2);
+	}
+	for (i = 0; i < 4; i++) {
+		v1[i] = srpt_next_comp_vector(p1, 2);
+		v2[i] = srpt_next_comp_vector(p2, 2);
+	}
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, v1[i], i % 2, "port 1, channel %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, v2[i], i % 2, "port 2, channel %d", i);
+	}
+
+	/* Only vector 1 on port 2: port 1 keeps taking turns. */
+	bitmap_zero(p2->port_attrib.comp_v_mask, SRPT_COMP_V_BITS);
+	__set_bit(1, p2->port_attrib.comp_v_mask);
+	for (i = 0; i < 4; i++) {
+		v1[i] = srpt_next_comp_vector(p1, 2);
+		v2[i] = srpt_next_comp_vector(p2, 2);
+	}
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, v1[i], i % 2, "port 1, channel %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, v2[i], 1, "port 2, channel %d", i);
+	}
+}
+
+/*
  * A mask must allow a vector the device has; bits beyond its vectors are
  * kept as written. A refused mask leaves the port's mask alone.
  */
@@ -5615,6 +5662,7 @@ static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_comp_v_parse_long),
 	KUNIT_CASE(srpt_test_comp_v_format),
 	KUNIT_CASE(srpt_test_pick_comp_vector),
+	KUNIT_CASE(srpt_test_next_comp_vector),
 	KUNIT_CASE(srpt_test_set_comp_v_mask),
 	{}
 };
