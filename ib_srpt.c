@@ -1735,9 +1735,9 @@ static u32 srpt_comp_vectors(const struct ib_device *dev)
  * @seq: turn of the channel among its port's channels
  *
  * The vectors of the device that @mask allows take turns, in the order of
- * their numbers. When @mask allows none of them (the device can have fewer
- * usable vectors than when the mask was written, with CPUs gone offline),
- * every vector of the device takes its turn.
+ * their numbers. When @mask allows none of them (a mask saved on a machine
+ * with more vectors, or CPUs gone offline), every vector of the device
+ * takes its turn.
  *
  * Return: a vector below @nvec.
  */
@@ -7342,26 +7342,26 @@ static ssize_t srpt_tpg_attrib_comp_v_mask_show(struct config_item *item,
 /**
  * srpt_set_comp_v_mask() - set the comp_v_mask of a port
  * @sport: the port
- * @mask: the new mask, %SRPT_COMP_V_BITS bits
+ * @mask: the new mask, %SRPT_COMP_V_BITS bits, not empty
  *
- * The mask must allow at least one vector the device has
- * (srpt_comp_vectors()); bits of vectors beyond those are kept and play no
- * part. Live channels keep their vector.
+ * Every mask is taken, also one that allows none of the vectors in use
+ * (srpt_comp_vectors()): what the attribute shows must always be taken
+ * back, and a value saved on a machine with more CPUs or vectors is
+ * restored on one with fewer. Bits of vectors not in use are kept and play
+ * no part; a mask with none in use gives new channels every vector (see
+ * srpt_pick_comp_vector()). Live channels keep their vector.
  *
- * Return: 0, or -EINVAL (and the mask is left alone) when @mask allows no
- * vector of the device.
+ * Return: true when @mask allows a vector in use.
  */
-static int srpt_set_comp_v_mask(struct srpt_port *sport,
-				const unsigned long *mask)
+static bool srpt_set_comp_v_mask(struct srpt_port *sport,
+				 const unsigned long *mask)
 {
 	u32 nvec = srpt_comp_vectors(sport->sdev->device);
 
-	if (find_first_bit(mask, nvec) >= nvec)
-		return -EINVAL;
 	spin_lock(&sport->comp_v_lock);
 	bitmap_copy(sport->port_attrib.comp_v_mask, mask, SRPT_COMP_V_BITS);
 	spin_unlock(&sport->comp_v_lock);
-	return 0;
+	return find_first_bit(mask, nvec) < nvec;
 }
 
 /**
@@ -7371,10 +7371,11 @@ static int srpt_set_comp_v_mask(struct srpt_port *sport,
  * @page: see srpt_parse_comp_v_mask()
  * @count: length of @page
  *
- * See srpt_set_comp_v_mask().
+ * See srpt_set_comp_v_mask(). A mask that allows none of the vectors in
+ * use is logged: it usually comes from a saved configuration of another
+ * machine.
  *
- * Return: @count, -EINVAL for a mask that cannot be parsed or allows no
- * vector of the device, -ENODEV.
+ * Return: @count, -EINVAL for text that is no mask, -ENODEV.
  */
 static ssize_t srpt_tpg_attrib_comp_v_mask_store(struct config_item *item,
 						 const char *page,
@@ -7382,16 +7383,17 @@ static ssize_t srpt_tpg_attrib_comp_v_mask_store(struct config_item *item,
 {
 	DECLARE_BITMAP(mask, SRPT_COMP_V_BITS);
 	struct srpt_port *sport;
-	ssize_t ret = -ENODEV;
 
 	if (srpt_parse_comp_v_mask(page, mask))
 		return -EINVAL;
 	mutex_lock(&srpt_dev_mutex);
 	sport = srpt_tpg_sport(item);
-	if (sport)
-		ret = srpt_set_comp_v_mask(sport, mask) ? -EINVAL : count;
+	if (sport && !srpt_set_comp_v_mask(sport, mask))
+		pr_info("%s port %u: comp_v_mask allows none of the %u completion vectors in use; new channels take all of them\n",
+			dev_name(&sport->sdev->device->dev), sport->port,
+			srpt_comp_vectors(sport->sdev->device));
 	mutex_unlock(&srpt_dev_mutex);
-	return ret;
+	return sport ? count : -ENODEV;
 }
 CONFIGFS_ATTR(srpt_tpg_attrib_, comp_v_mask);
 
@@ -8453,9 +8455,7 @@ static void srpt_init_port(struct srpt_device *sdev, u32 i)
 	sport->port_attrib.srp_sq_size = SRPT_DEF_SQ_SIZE;
 	sport->port_attrib.use_srq = false;
 	sport->port_attrib.max_hw_pending_time = SRPT_DEF_HW_PENDING_TIME;
-	bitmap_set(sport->port_attrib.comp_v_mask, 0,
-		   clamp_t(int, sdev->device->num_comp_vectors, 1,
-			   SRPT_COMP_V_BITS));
+	bitmap_fill(sport->port_attrib.comp_v_mask, SRPT_COMP_V_BITS);
 	spin_lock_init(&sport->comp_v_lock);
 	mutex_init(&sport->mutex);
 	INIT_LIST_HEAD(&sport->nexus_list);

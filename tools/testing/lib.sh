@@ -532,6 +532,27 @@ usable_vectors() {
 	echo $((n < c ? n : c))
 }
 
+# comp_mask_bit N: print the comp_v_mask value (ib_srpt) that allows only
+# completion vector N: "0x", the digit of bit N and N/4 zeros; for any N, the
+# shell's 64-bit arithmetic is not used.
+comp_mask_bit() {
+	local zeros="" i
+	for ((i = 0; i < $1 / 4; i++)); do
+		zeros+=0
+	done
+	printf '0x%x%s\n' $((1 << ($1 % 4))) "$zeros"
+}
+
+# comp_mask_all: print comp_v_mask's default, every vector of 0 to 1023:
+# "0x" and 256 "f".
+comp_mask_all() {
+	local f="" i
+	for ((i = 0; i < 256; i++)); do
+		f+=f
+	done
+	echo "0x$f"
+}
+
 # rdma_port_gid DEV PORT [INDEX]: print GID INDEX (default 0) of a port as
 # in sysfs (fe80:0000:0000:0000:xxxx:xxxx:xxxx:xxxx).
 rdma_port_gid() {

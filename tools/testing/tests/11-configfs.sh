@@ -8,7 +8,8 @@
 # name it was made with (ours only: the stock module always reports the GID
 # form); the attrib/ entries with defaults and ranges (ours only:
 # max_hw_pending_time and comp_v_mask, whose bad writes fail with EINVAL;
-# comp_v_mask reads back as it is written back); ACL names in
+# comp_v_mask takes every mask, also one for vectors the device lacks, and
+# reads back as it is written back); ACL names in
 # every accepted form, bad ones refused, other spellings of an initiator
 # name normalised to the one of logins; discovery_auth/rdma_cm_port moves
 # the RDMA/CM listener (login works on the new port, fails on the old one);
@@ -174,41 +175,45 @@ case_hw_pending_time() {
 	return "$rc"
 }
 
-# comp_v_mask: by default every completion vector of the device (0x3 for
-# two) and shown as "0x3\n"; hex masks with "0x" are taken and read back
-# without leading zeros, bits beyond the device's vectors kept; what it
-# shows is taken back unchanged; 0, anything without "0x", junk, a bit from
-# 1024 up and a mask without a vector of the device fail with EINVAL and
-# the value stays.
+# comp_v_mask: by default every vector whatever their number ("0x" and 256
+# "f": bits 0 to 1023); every mask with a bit set below 1024 is taken and
+# reads back without leading zeros, also one that allows no vector the
+# device uses (a value saved on a machine with more of them), which the
+# kernel log names; what it shows is taken back unchanged; 0, anything
+# without "0x", junk, whitespace but one newline at the end and a bit from
+# 1024 up fail with EINVAL and the value stays. Nothing here depends on the
+# number of vectors.
 case_comp_v_mask() {
-	local tpg f v nvec def beyond rc=0
-	local -a bad
-	nvec=$(comp_vectors "$RDMA_DEV")
-	((nvec >= 1 && nvec <= 60)) || { echo "$RDMA_DEV has $nvec completion vectors" >&2; return 1; }
-	def=$(printf '0x%x' $(((1 << nvec) - 1)))
-	# A mask of the first vector the device does not use (the CQ pool
-	# uses no more vectors than there are CPUs online).
-	beyond=$(printf '0x%x' $((1 << $(usable_vectors "$RDMA_DEV"))))
-	bad=(0x0 0x000 0 1 3 ff abc 0xg 0x1z '0x1 ' ' 0x1' -0x1 0x-1 0x0x1
-		'0x1,1' 0-1 '' 0x "0x1$(printf '0%.0s' {1..256})" "$beyond")
+	local tpg f v def usable mark rc=0
+	local -a bad beyond=()
+	def=$(comp_mask_all)
+	usable=$(usable_vectors "$RDMA_DEV") || return 1
+	# Only the first vector that is not in use (there is one below 1024
+	# unless the device uses all 1024).
+	((usable < 1024)) && beyond=("$(comp_mask_bit "$usable")")
+	# Written with echo, so each ends in a newline.
+	bad=(0x0 0x000 0 1 3 ff abc 0xg 0x1z '0x1 ' ' 0x1' $'0x1\t' $'\t0x1'
+		$'0x1\r' '0x 1' -0x1 +0x1 0x-1 0x0x1 '0x1,1' 0-1 '' 0x
+		"$(comp_mask_bit 1024)" "0x1${def#0x}")
 	tpg=$(srpt_add_target "$WWN_GUID")
 	f=$tpg/attrib/comp_v_mask
 	if [[ -f $f && $(cat "$f"; echo x) != "$def"$'\nx' ]]; then
-		echo "comp_v_mask shows $(od -c "$f" | head -n1), expected $def and a newline" >&2
+		echo "comp_v_mask shows $(od -c "$f" | head -n1), expected 0x and 256 f and a newline" >&2
 		rc=1
 	fi
-	attr_range "$tpg" comp_v_mask "$def" 0x1 0x2 0xff "$def" \
-		0xffffffffffffffffffffffff -- "${bad[@]}" || rc=1
-	for v in "${bad[@]}"; do
-		cp_write_err "$f" "$v"
-		if [[ $CP_ERR != "Invalid argument" ]]; then
-			echo "comp_v_mask='$v': $CP_ERR, expected Invalid argument" >&2
-			rc=1
-		fi
-	done
+	mark=$(kmsg_mark)
+	attr_range "$tpg" comp_v_mask "$def" 0x1 0x2 0xff "${beyond[@]}" \
+		0xffffffffffffffffffffffff "$def" -- "${bad[@]}" || rc=1
+	# A mask without a vector in use is taken and logged.
+	if ((${#beyond[@]})) &&
+		! kmsg_has "$mark" "port [0-9]+: comp_v_mask allows none of the $usable completion vectors in use; new channels take all of them"; then
+		echo "comp_v_mask=${beyond[0]}: no kernel log line says that it allows none of the $usable vectors in use" >&2
+		rc=1
+	fi
 	# Other spellings of a mask: shown in the one form, which is taken
 	# back as it is; no newline is needed.
-	for v in 0X2:0x2 0x0001:0x1 0xAbF:0xabf "0x$(printf '0%.0s' {1..300})1:0x1"; do
+	for v in 0X2:0x2 0x0001:0x1 0xAbF:0xabf "0x$(printf '0%.0s' {1..300})1:0x1" \
+		"${beyond[0]:-0x1}:${beyond[0]:-0x1}"; do
 		printf '%s' "${v%%:*}" >"$f" || { echo "comp_v_mask='${v%%:*}' refused" >&2; rc=1; }
 		cp_read "$f"
 		[[ $CP_VAL == "${v#*:}" ]] || { echo "comp_v_mask='${v%%:*}' reads $CP_VAL" >&2; rc=1; }
