@@ -7,18 +7,27 @@
 # soft-iWARP with SRPT_TEST_RDMA=siw); both have one completion vector per
 # possible CPU, so the guest's two vCPUs (VM_SMP=2, the default) give two.
 # With fewer than two usable vectors the test is skipped (fails under CI).
-#   default-mask     comp_v_mask is every vector of the device (0x3)
+#   default-mask     comp_v_mask is every vector, whatever their number
+#                    ("0x" and 256 "f")
 #   mask-0x1         a login with four channels: all on vector 0; 8 MiB
 #                    written and read back equal
-#   mask-0x2         the same with every channel on vector 1
-#   default-spread   with the default mask, four channels take the usable
-#                    vectors in turn: with two vectors each has two of
-#                    them (N vectors: min(4, N) of them, evenly)
+#   mask-last        the same with only the last usable vector allowed
+#   default-spread   with the default mask, every channel is on a usable
+#                    vector and the four are not all on one (the port's
+#                    channels take the vectors in turn; how evenly is not
+#                    asserted: a channel that failed between them would
+#                    take a turn)
 #   live-keep        two channels on vector 0 (mask 0x1) keep it when the
 #                    mask becomes 0x2, I/O on them verifies; a channel
 #                    that joins their nexus afterwards is on vector 1
-#   refused-keeps    a refused write (no vector of the device) leaves the
-#                    mask, and the next login's vectors, as they were
+#   none-in-use      a mask of only the first vector not in use (as saved
+#                    on a machine with more CPUs) is taken, reads back and
+#                    is logged; the four channels of a login then spread
+#                    over the vectors in use
+#   refused-keeps    refused writes (a mask of 0, junk, a bit from 1024
+#                    up) leave the mask, and the next login's vectors, as
+#                    they were
+# Nothing depends on the number of vectors beyond needing two in use.
 # Only ours: the stock ib_srpt has neither comp_v_mask nor the info line.
 
 # shellcheck disable=SC2317 # the case functions run through sub_case
@@ -87,27 +96,27 @@ case_default_mask() {
 		{ echo "comp_v_mask shows $(od -c "$MASK" | head -n1), expected $DEF" >&2; return 1; }
 }
 
-# Four channels that take the usable vectors in turn: min(4, USABLE)
-# different ones, none more than once more often than another.
+# spread: the vectors of the four channels of a login are all usable and
+# not all the same one.
+spread() {
+	local v
+	local -A seen=()
+	for v in $(ch_vectors); do
+		((v < USABLE)) || { echo "a channel is on vector $v of $USABLE in use" >&2; return 1; }
+		seen[$v]=1
+	done
+	log "channel vectors: ${!seen[*]}"
+	((${#seen[@]} >= 2)) ||
+		{ echo "four channels all on vector ${!seen[*]} of $USABLE" >&2; return 1; }
+}
+
 case_default_spread() {
-	local disk v n lo=4 hi=0
-	local -A count=()
+	local disk
 	fresh
 	set_mask "$DEF"
 	disk=$(srp_login ch_count=4)
 	cp_wait_channels 4 20
-	for v in $(ch_vectors); do
-		((v < USABLE)) || { echo "a channel is on vector $v of $USABLE" >&2; return 1; }
-		count[$v]=$((${count[$v]:-0} + 1))
-	done
-	for v in "${!count[@]}"; do
-		n=${count[$v]}
-		((n < lo)) && lo=$n
-		((n > hi)) && hi=$n
-	done
-	log "channels per vector: $(for v in "${!count[@]}"; do printf '%s:%s ' "$v" "${count[$v]}"; done)"
-	((${#count[@]} == (USABLE < 4 ? USABLE : 4) && hi - lo <= 1)) ||
-		{ echo "four channels are not spread over the $USABLE vectors" >&2; return 1; }
+	spread
 	dd_verify "$disk" 8
 	srp_logout "$disk"
 	cp_wait_channels 0 20
@@ -141,16 +150,35 @@ case_live_keep() {
 	cp_wait_channels 0 20
 }
 
+case_none_in_use() {
+	local disk mark
+	fresh
+	mark=$(kmsg_mark)
+	set_mask "$NONE"
+	kmsg_has "$mark" "port [0-9]+: comp_v_mask allows none of the $USABLE completion vectors in use; new channels take all of them" ||
+		{ echo "no kernel log line for comp_v_mask=$NONE" >&2; return 1; }
+	# What it shows is taken back.
+	set_mask "$(cat "$MASK")"
+	disk=$(srp_login ch_count=4)
+	cp_wait_channels 4 20
+	spread
+	dd_verify "$disk" 8
+	srp_logout "$disk"
+	cp_wait_channels 0 20
+}
+
 case_refused_keeps() {
-	local err
-	set_mask 0x2
-	if err=$( { echo "$BEYOND" >"$MASK"; } 2>&1); then
-		echo "comp_v_mask=$BEYOND was taken" >&2
-		return 1
-	fi
-	[[ $err == *"Invalid argument"* ]] || { echo "comp_v_mask=$BEYOND: $err" >&2; return 1; }
-	[[ $(cat "$MASK") == 0x2 ]] || { echo "comp_v_mask is $(cat "$MASK") after a refused write" >&2; return 1; }
-	login_check 0x2 "1 1 1 1"
+	local err v
+	set_mask "$LAST"
+	for v in 0x0 0x1z "$(comp_mask_bit 1024)"; do
+		if err=$( { echo "$v" >"$MASK"; } 2>&1); then
+			echo "comp_v_mask=$v was taken" >&2
+			return 1
+		fi
+		[[ $err == *"Invalid argument"* ]] || { echo "comp_v_mask=$v: $err" >&2; return 1; }
+		[[ $(cat "$MASK") == "$LAST" ]] || { echo "comp_v_mask is $(cat "$MASK") after a refused write" >&2; return 1; }
+	done
+	login_check "$LAST" "$ALL_LAST"
 }
 
 soft_rdma_setup
@@ -163,14 +191,25 @@ NVEC=$(comp_vectors "$RDMA_DEV")
 USABLE=$(usable_vectors "$RDMA_DEV")
 log "$RDMA_DEV: $NVEC completion vectors, $USABLE usable ($(getconf _NPROCESSORS_ONLN) CPUs online)"
 ((USABLE >= 2)) || skip_missing "$RDMA_DEV has $USABLE usable completion vector(s), 2 needed (VM_SMP=2)"
-((NVEC <= 60)) || die "$RDMA_DEV has $NVEC completion vectors; the test handles up to 60"
-DEF=$(printf '0x%x' $(((1 << NVEC) - 1)))
-BEYOND=$(printf '0x%x' $((1 << USABLE)))
+DEF=$(comp_mask_all)
+# Only the last vector in use; only the first one not in use.
+LAST=$(comp_mask_bit $((USABLE - 1)))
+ALL_LAST=$(printf '%s ' $((USABLE - 1)){,,,})
+ALL_LAST=${ALL_LAST% }
+# Only the first vector not in use; none when all 1024 that comp_v_mask
+# can name are.
+NONE=
+((USABLE < 1024)) && NONE=$(comp_mask_bit "$USABLE")
 
 sub_case default-mask case_default_mask || true
 sub_case mask-0x1 login_check 0x1 "0 0 0 0" || true
-sub_case mask-0x2 login_check 0x2 "1 1 1 1" || true
+sub_case mask-last login_check "$LAST" "$ALL_LAST" || true
 sub_case default-spread case_default_spread || true
 sub_case live-keep case_live_keep || true
+if [[ -n $NONE ]]; then
+	sub_case none-in-use case_none_in_use || true
+else
+	sub_result SKIP none-in-use "all $USABLE vectors comp_v_mask can name are in use"
+fi
 sub_case refused-keeps case_refused_keeps || true
 sub_exit
