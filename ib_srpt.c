@@ -7375,7 +7375,8 @@ static bool srpt_set_comp_v_mask(struct srpt_port *sport,
  * use is logged: it usually comes from a saved configuration of another
  * machine.
  *
- * Return: @count, -EINVAL for text that is no mask, -ENODEV.
+ * Return: @count, -EINVAL for text that is no mask (a NUL byte in the
+ * text included), -ENODEV.
  */
 static ssize_t srpt_tpg_attrib_comp_v_mask_store(struct config_item *item,
 						 const char *page,
@@ -7384,14 +7385,17 @@ static ssize_t srpt_tpg_attrib_comp_v_mask_store(struct config_item *item,
 	DECLARE_BITMAP(mask, SRPT_COMP_V_BITS);
 	struct srpt_port *sport;
 
-	if (srpt_parse_comp_v_mask(page, mask))
+	/* configfs ends @page with a NUL: one before is text ignored. */
+	if (strnlen(page, count) != count ||
+	    srpt_parse_comp_v_mask(page, mask))
 		return -EINVAL;
 	mutex_lock(&srpt_dev_mutex);
 	sport = srpt_tpg_sport(item);
 	if (sport && !srpt_set_comp_v_mask(sport, mask))
-		pr_info("%s port %u: comp_v_mask allows none of the %u completion vectors in use; new channels take all of them\n",
-			dev_name(&sport->sdev->device->dev), sport->port,
-			srpt_comp_vectors(sport->sdev->device));
+		pr_info_ratelimited("%s port %u: comp_v_mask allows none of the %u completion vectors in use; new channels take all of them\n",
+				    dev_name(&sport->sdev->device->dev),
+				    sport->port,
+				    srpt_comp_vectors(sport->sdev->device));
 	mutex_unlock(&srpt_dev_mutex);
 	return sport ? count : -ENODEV;
 }

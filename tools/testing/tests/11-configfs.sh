@@ -184,7 +184,7 @@ case_hw_pending_time() {
 # 1024 up fail with EINVAL and the value stays. Nothing here depends on the
 # number of vectors.
 case_comp_v_mask() {
-	local tpg f v def usable mark rc=0
+	local tpg f v def usable mark before err rc=0
 	local -a bad beyond=()
 	def=$(comp_mask_all)
 	usable=$(usable_vectors "$RDMA_DEV") || return 1
@@ -204,6 +204,23 @@ case_comp_v_mask() {
 	mark=$(kmsg_mark)
 	attr_range "$tpg" comp_v_mask "$def" 0x1 0x2 0xff "${beyond[@]}" \
 		0xffffffffffffffffffffffff "$def" -- "${bad[@]}" || rc=1
+	# Two newlines, a newline first, text after a NUL byte: refused, the
+	# value stays. Each is one write: bash's echo and printf write line by
+	# line, coreutils' printf at once.
+	for v in '0x1\n\n' '\n0x1\n' '0x1\0z' '0x1\0'; do
+		cp_read "$f"
+		before=$CP_VAL
+		if err=$(env printf "$v" 2>&1 >"$f"); then
+			echo "comp_v_mask='$v' was taken: reads $(cat "$f")" >&2
+			rc=1
+		elif [[ $err != *"Invalid argument"* ]]; then
+			echo "comp_v_mask='$v': $err, expected Invalid argument" >&2
+			rc=1
+		fi
+		cp_read "$f"
+		[[ $CP_VAL == "$before" ]] ||
+			{ echo "comp_v_mask is $CP_VAL after writing '$v', was $before" >&2; rc=1; }
+	done
 	# A mask without a vector in use is taken and logged.
 	if ((${#beyond[@]})) &&
 		! kmsg_has "$mark" "port [0-9]+: comp_v_mask allows none of the $usable completion vectors in use; new channels take all of them"; then
