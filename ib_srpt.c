@@ -1711,16 +1711,80 @@ static int srpt_ch_qp_err(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_comp_vectors() - completion vectors a channel's CQ can be on
+ * @dev: the HCA
+ *
+ * The RDMA core's CQ pool uses vector @vec % min(num_comp_vectors, online
+ * CPUs) for the vector @vec asked for (ib_cq_pool_get()), so only vectors
+ * below that count are what was asked for; comp_v_mask names no vector
+ * from %SRPT_COMP_V_BITS up.
+ *
+ * Return: the number of vectors, at least 1.
+ */
+static u32 srpt_comp_vectors(const struct ib_device *dev)
+{
+	u32 n = min_t(u32, max(dev->num_comp_vectors, 1), num_online_cpus());
+
+	return clamp_t(u32, n, 1, SRPT_COMP_V_BITS);
+}
+
+/**
+ * srpt_pick_comp_vector() - the completion vector of a new channel
+ * @mask: comp_v_mask of the channel's port
+ * @nvec: completion vectors of the device, 1 to %SRPT_COMP_V_BITS
+ * @seq: turn of the channel among its port's channels
+ *
+ * The vectors of the device that @mask allows take turns, in the order of
+ * their numbers. When @mask allows none of them (a mask saved on a machine
+ * with more vectors, or CPUs gone offline), every vector of the device
+ * takes its turn.
+ *
+ * Return: a vector below @nvec.
+ */
+static u32 srpt_pick_comp_vector(const unsigned long *mask, u32 nvec,
+				 u32 seq)
+{
+	u32 allowed = bitmap_weight(mask, nvec);
+
+	if (!allowed)
+		return seq % nvec;
+	return find_nth_bit(mask, nvec, seq % allowed);
+}
+
+/**
+ * srpt_next_comp_vector() - the completion vector of a port's new channel
+ * @sport: the port
+ * @nvec: completion vectors of the device, srpt_comp_vectors()
+ *
+ * Each call is the next turn of the port's channels: they take the vectors
+ * that the port's comp_v_mask allows in turn, whatever the channels of the
+ * device's other port do (with one count for the device, channels logging
+ * in to both ports alternately would leave each port every other vector).
+ * A channel calls this once, so a retry of its queues does not skip a turn.
+ *
+ * Return: a vector below @nvec.
+ */
+static u32 srpt_next_comp_vector(struct srpt_port *sport, u32 nvec)
+{
+	u32 vec;
+
+	spin_lock(&sport->comp_v_lock);
+	vec = srpt_pick_comp_vector(sport->port_attrib.comp_v_mask, nvec,
+				    sport->comp_v_seq++);
+	spin_unlock(&sport->comp_v_lock);
+	return vec;
+}
+
+/**
  * srpt_alloc_cq() - get a completion queue for a channel
  * @ch: SRPT RDMA channel with sq_size and rq_size set
+ * @vec: the completion vector, from srpt_next_comp_vector()
  *
  * Return: 0 or -ENOMEM.
  */
-static int srpt_alloc_cq(struct srpt_rdma_ch *ch)
+static int srpt_alloc_cq(struct srpt_rdma_ch *ch, u32 vec)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
-	int nvec = max(sdev->device->num_comp_vectors, 1);
-	int vec = (u32)atomic_inc_return(&sdev->comp_vector) % nvec;
 	u32 recv = ch->use_srq ? sdev->srq_size : ch->rq_size;
 
 	ch->cq_size = ch->sq_size + recv + 1;
@@ -1732,6 +1796,7 @@ static int srpt_alloc_cq(struct srpt_rdma_ch *ch)
 		ch->cq = NULL;
 		return ret;
 	}
+	ch->comp_vector = ch->cq->comp_vector;
 	return 0;
 }
 
@@ -1856,17 +1921,21 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
  * srpt_create_ch_ib() - create the queues of a channel
  * @ch: SRPT RDMA channel
  *
- * On failure ch->qp and ch->cq are NULL, so srpt_destroy_ch_ib() is a no-op.
+ * The CQ is on a completion vector that the port's comp_v_mask allows,
+ * the same for every try. On failure ch->qp and ch->cq are NULL, so
+ * srpt_destroy_ch_ib() is a no-op.
  *
  * Return: 0 or a negative error code.
  */
 static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 {
 	struct srpt_device *sdev = ch->sport->sdev;
+	u32 vec = srpt_next_comp_vector(ch->sport,
+					srpt_comp_vectors(sdev->device));
 	int i, ret;
 
 	for (;;) {
-		ret = srpt_alloc_cq(ch);
+		ret = srpt_alloc_cq(ch, vec);
 		if (ret)
 			return ret;
 		ret = srpt_create_qp(ch);
@@ -7188,6 +7257,151 @@ srpt_tpg_attrib_max_hw_pending_time_store(struct config_item *item,
 CONFIGFS_ATTR(srpt_tpg_attrib_, max_hw_pending_time);
 
 /**
+ * srpt_parse_comp_v_mask() - parse a write of comp_v_mask
+ * @page: the written text: "0x" and hex digits, the last one for vectors 0
+ *	to 3, optionally followed by a newline
+ * @mask: %SRPT_COMP_V_BITS bits, set to the mask on success
+ *
+ * Leading zeros may make the number as long as the page; set bits from
+ * %SRPT_COMP_V_BITS up may not.
+ *
+ * Return: 0, or -EINVAL for anything else, a mask of 0 included.
+ */
+static int srpt_parse_comp_v_mask(const char *page, unsigned long *mask)
+{
+	size_t len = strlen(page);
+	u32 bit = 0;
+
+	if (len && page[len - 1] == '\n')
+		len--;
+	if (len < 3 || page[0] != '0' || tolower(page[1]) != 'x')
+		return -EINVAL;
+	bitmap_zero(mask, SRPT_COMP_V_BITS);
+	for (; len > 2; len--, bit += 4) {
+		int digit = hex_to_bin(page[len - 1]);
+
+		if (digit < 0 || (digit && bit >= SRPT_COMP_V_BITS))
+			return -EINVAL;
+		if (digit)
+			bitmap_write(mask, digit, bit, 4);
+	}
+	return bitmap_empty(mask, SRPT_COMP_V_BITS) ? -EINVAL : 0;
+}
+
+/**
+ * srpt_format_comp_v_mask() - comp_v_mask as it is shown
+ * @mask: %SRPT_COMP_V_BITS bits
+ * @buf: output, %SRPT_COMP_V_TEXT_LEN bytes
+ *
+ * "0x", lowercase hex digits without leading zeros and a newline: what
+ * srpt_parse_comp_v_mask() takes back as the same mask.
+ *
+ * Return: the length of the text.
+ */
+static int srpt_format_comp_v_mask(const unsigned long *mask, char *buf)
+{
+	unsigned long last = find_last_bit(mask, SRPT_COMP_V_BITS);
+	int len = 0, nibble;
+
+	if (last >= SRPT_COMP_V_BITS)
+		last = 0;
+	buf[len++] = '0';
+	buf[len++] = 'x';
+	for (nibble = last / 4; nibble >= 0; nibble--)
+		buf[len++] = hex_asc[bitmap_read(mask, nibble * 4, 4)];
+	buf[len++] = '\n';
+	buf[len] = '\0';
+	return len;
+}
+
+/**
+ * srpt_tpg_attrib_comp_v_mask_show() - show comp_v_mask
+ * @item: configfs item
+ * @page: output
+ *
+ * Return: bytes written or -ENODEV.
+ */
+static ssize_t srpt_tpg_attrib_comp_v_mask_show(struct config_item *item,
+						char *page)
+{
+	DECLARE_BITMAP(mask, SRPT_COMP_V_BITS);
+	struct srpt_port *sport;
+
+	mutex_lock(&srpt_dev_mutex);
+	sport = srpt_tpg_sport(item);
+	if (sport) {
+		spin_lock(&sport->comp_v_lock);
+		bitmap_copy(mask, sport->port_attrib.comp_v_mask,
+			    SRPT_COMP_V_BITS);
+		spin_unlock(&sport->comp_v_lock);
+	}
+	mutex_unlock(&srpt_dev_mutex);
+	return sport ? srpt_format_comp_v_mask(mask, page) : -ENODEV;
+}
+
+/**
+ * srpt_set_comp_v_mask() - set the comp_v_mask of a port
+ * @sport: the port
+ * @mask: the new mask, %SRPT_COMP_V_BITS bits, not empty
+ *
+ * Every mask is taken, also one that allows none of the vectors in use
+ * (srpt_comp_vectors()): what the attribute shows must always be taken
+ * back, and a value saved on a machine with more CPUs or vectors is
+ * restored on one with fewer. Bits of vectors not in use are kept and play
+ * no part; a mask with none in use gives new channels every vector (see
+ * srpt_pick_comp_vector()). Live channels keep their vector.
+ *
+ * Return: true when @mask allows a vector in use.
+ */
+static bool srpt_set_comp_v_mask(struct srpt_port *sport,
+				 const unsigned long *mask)
+{
+	u32 nvec = srpt_comp_vectors(sport->sdev->device);
+
+	spin_lock(&sport->comp_v_lock);
+	bitmap_copy(sport->port_attrib.comp_v_mask, mask, SRPT_COMP_V_BITS);
+	spin_unlock(&sport->comp_v_lock);
+	return find_first_bit(mask, nvec) < nvec;
+}
+
+/**
+ * srpt_tpg_attrib_comp_v_mask_store() - choose the completion vectors of
+ *	a port's new channels
+ * @item: configfs item
+ * @page: see srpt_parse_comp_v_mask()
+ * @count: length of @page
+ *
+ * See srpt_set_comp_v_mask(). A mask that allows none of the vectors in
+ * use is logged: it usually comes from a saved configuration of another
+ * machine.
+ *
+ * Return: @count, -EINVAL for text that is no mask (a NUL byte in the
+ * text included), -ENODEV.
+ */
+static ssize_t srpt_tpg_attrib_comp_v_mask_store(struct config_item *item,
+						 const char *page,
+						 size_t count)
+{
+	DECLARE_BITMAP(mask, SRPT_COMP_V_BITS);
+	struct srpt_port *sport;
+
+	/* configfs ends @page with a NUL: one before is text ignored. */
+	if (strnlen(page, count) != count ||
+	    srpt_parse_comp_v_mask(page, mask))
+		return -EINVAL;
+	mutex_lock(&srpt_dev_mutex);
+	sport = srpt_tpg_sport(item);
+	if (sport && !srpt_set_comp_v_mask(sport, mask))
+		pr_info_ratelimited("%s port %u: comp_v_mask allows none of the %u completion vectors in use; new channels take all of them\n",
+				    dev_name(&sport->sdev->device->dev),
+				    sport->port,
+				    srpt_comp_vectors(sport->sdev->device));
+	mutex_unlock(&srpt_dev_mutex);
+	return sport ? count : -ENODEV;
+}
+CONFIGFS_ATTR(srpt_tpg_attrib_, comp_v_mask);
+
+/**
  * srpt_free_sdev() - free the memory of a device once nobody looks at it
  * @kref: srpt_device.refs
  *
@@ -7281,6 +7495,7 @@ static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
 	&srpt_tpg_attrib_attr_srp_sq_size,
 	&srpt_tpg_attrib_attr_use_srq,
 	&srpt_tpg_attrib_attr_max_hw_pending_time,
+	&srpt_tpg_attrib_attr_comp_v_mask,
 	NULL,
 };
 
@@ -7478,9 +7693,11 @@ static void srpt_nexus_info(struct srpt_show *s, struct srpt_nexus *nexus,
 		if (ch->nacl != nacl)
 			continue;
 		srpt_show_add(s, "CID: %u   Connection State: %s\n"
-			      "   Address %s %s\n",
+			      "   Address %s %s\n"
+			      "   Completion vector: %d\n",
 			      ch->cid, srpt_ch_conn_state(READ_ONCE(ch->state)),
-			      ch->peer, ch->using_rdma_cm ? "rdma_cm" : "ib_cm");
+			      ch->peer, ch->using_rdma_cm ? "rdma_cm" : "ib_cm",
+			      ch->comp_vector);
 		if (!srpt_show_commit(s))
 			return;
 	}
@@ -8242,6 +8459,8 @@ static void srpt_init_port(struct srpt_device *sdev, u32 i)
 	sport->port_attrib.srp_sq_size = SRPT_DEF_SQ_SIZE;
 	sport->port_attrib.use_srq = false;
 	sport->port_attrib.max_hw_pending_time = SRPT_DEF_HW_PENDING_TIME;
+	bitmap_fill(sport->port_attrib.comp_v_mask, SRPT_COMP_V_BITS);
+	spin_lock_init(&sport->comp_v_lock);
 	mutex_init(&sport->mutex);
 	INIT_LIST_HEAD(&sport->nexus_list);
 	INIT_WORK(&sport->work, srpt_port_work);

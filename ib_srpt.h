@@ -281,6 +281,14 @@ enum {
 	 */
 	SRPT_DEF_HW_PENDING_TIME	= 60,
 	SRPT_MAX_HW_PENDING_TIME	= 3600,
+	/*
+	 * comp_v_mask: completion vectors a port's mask can name (bits 0 to
+	 * 1023, 256 hex digits); a device's vectors from 1024 up are not
+	 * used. Real adapters have about one vector per CPU.
+	 */
+	SRPT_COMP_V_BITS		= 1024,
+	/* "0x", the hex digits, a newline and the terminating NUL */
+	SRPT_COMP_V_TEXT_LEN		= 2 + SRPT_COMP_V_BITS / 4 + 2,
 };
 
 /**
@@ -476,6 +484,7 @@ struct srpt_ch_stats {
  * @qp: queue pair
  * @cq: completion queue (from the device's CQ pool)
  * @cq_size: entries reserved in @cq
+ * @comp_vector: completion vector of @cq, for the ACL's info attribute
  * @zw_cqe: completion entry of the zero-length write
  * @kref: references; the last one frees the channel
  * @rq_size: receive ring size == credits granted at login
@@ -550,6 +559,7 @@ struct srpt_rdma_ch {
 	struct ib_qp *qp;
 	struct ib_cq *cq;
 	u32 cq_size;
+	int comp_vector;
 	struct ib_cqe zw_cqe;
 	struct kref kref;
 	int rq_size;
@@ -688,6 +698,8 @@ struct srpt_nexus {
  * @use_srq: receive through the device SRQ
  * @max_hw_pending_time: seconds a live channel's send queue may hold work
  *	without a completion before the channel is closed; 0: no limit
+ * @comp_v_mask: completion vectors the CQs of new channels may use (bit i:
+ *	vector i); protected by srpt_port.comp_v_lock
  */
 struct srpt_port_attrib {
 	u32 srp_max_rdma_size;
@@ -695,6 +707,7 @@ struct srpt_port_attrib {
 	u32 srp_sq_size;
 	bool use_srq;
 	u32 max_hw_pending_time;
+	DECLARE_BITMAP(comp_v_mask, SRPT_COMP_V_BITS);
 };
 
 /**
@@ -761,6 +774,10 @@ struct port_and_port_id {
  * @gid_id: WWN in GID form, or NULL; made with @gid_name, which may have
  *	changed since
  * @port_attrib: TPG attributes
+ * @comp_v_lock: protects @port_attrib.comp_v_mask, which is too long to
+ *	be read or written at once, and @comp_v_seq
+ * @comp_v_seq: turn of the port's next channel in taking the vectors that
+ *	@port_attrib.comp_v_mask allows (srpt_next_comp_vector())
  * @refcount: channels on this port that are not fully released; the port
  *	and its device are not freed before it is 0
  * @mode_chs: the part of @refcount using a receive ring [0] or the SRQ [1]
@@ -785,6 +802,8 @@ struct srpt_port {
 	struct srpt_port_id *guid_id;
 	struct srpt_port_id *gid_id;
 	struct srpt_port_attrib port_attrib;
+	spinlock_t comp_v_lock;	/* see above */
+	u32 comp_v_seq;
 	atomic_t refcount;
 	atomic_t mode_chs[2];
 	struct mutex mutex;	/* see above */
@@ -821,7 +840,6 @@ struct srpt_port {
  * @refused_budget: fresh data buffers refused because the budget was
  *	used up
  * @event_handler: asynchronous event handler
- * @comp_vector: next completion vector to hand out
  * @refs: references to the memory of this structure: one of the IB client
  *	plus one per configfs writer waiting for channels of a port
  * @going_away: the HCA is being removed: releases wait for no RTU
@@ -849,7 +867,6 @@ struct srpt_device {
 	atomic64_t refused_share;
 	atomic64_t refused_budget;
 	struct ib_event_handler event_handler;
-	atomic_t comp_vector;
 	struct kref refs;
 	bool going_away;
 	u32 port_cnt;

@@ -6,11 +6,13 @@
  * byte, the WWN and ACL name parsers and formatters, login-request
  * validation, the ACL search of a login, joining a nexus and the login
  * response, the SRP_CMD data-descriptor parser, the SRP_RSP of a command,
- * command-state transitions, credit accounting and the IB/CM and RDMA/CM
- * event handlers. Table-shaped cases are KUNIT_ARRAY_PARAM cases: one row
- * per input, named in the report. No RDMA device is needed: the MAD
- * handlers only read the ib_device attributes and the port attributes,
- * which the tests fake, and the CM handlers get idle connection IDs.
+ * command-state transitions, credit accounting, the TPG attributes
+ * max_hw_pending_time and comp_v_mask (with the completion vector of a
+ * new channel) and the IB/CM and RDMA/CM event handlers. Table-shaped
+ * cases are KUNIT_ARRAY_PARAM cases: one row per input, named in the
+ * report. No RDMA device is needed: the MAD handlers only read the
+ * ib_device attributes and the port attributes, which the tests fake, and
+ * the CM handlers get idle connection IDs.
  */
 
 #include <kunit/test.h>
@@ -5317,6 +5319,333 @@ static void srpt_test_hw_pending_work(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&sport->stuck_closed), 1);
 }
 
+/* ---- comp_v_mask: the attribute and the vector of a new channel ---- */
+
+/**
+ * struct comp_v_parse_case - a write of comp_v_mask
+ * @name: case name in the report
+ * @in: the text written
+ * @ret: what srpt_parse_comp_v_mask() returns
+ * @lo: bits 0 to 63 of the mask when @ret is 0
+ * @hi: bits 64 to 127 of the mask when @ret is 0 (none above)
+ */
+struct comp_v_parse_case {
+	const char *name;
+	const char *in;
+	int ret;
+	u64 lo;
+	u64 hi;
+};
+
+static const struct comp_v_parse_case comp_v_parse_cases[] = {
+	{ "vector-0", "0x1", 0, 0x1 },
+	{ "vector-1-newline", "0x2\n", 0, 0x2 },
+	{ "both", "0x3", 0, 0x3 },
+	{ "upper-X", "0X3", 0, 0x3 },
+	{ "upper-digits", "0xAbC", 0, 0xabc },
+	{ "leading-zeros", "0x0001", 0, 0x1 },
+	{ "64-vectors", "0xffffffffffffffff\n", 0, ~0ULL },
+	{ "vector-64", "0x10000000000000000", 0, 0, 0x1 },
+	{ "vectors-3-and-100", "0x10000000000000000000000008", 0, 0x8,
+	  1ULL << 36 },
+	{ "zero", "0x0", -EINVAL },
+	{ "zeros", "0x0000\n", -EINVAL },
+	{ "empty", "", -EINVAL },
+	{ "newline", "\n", -EINVAL },
+	{ "bare-0x", "0x", -EINVAL },
+	{ "bare-0x-newline", "0x\n", -EINVAL },
+	{ "no-0x", "3", -EINVAL },
+	{ "no-0x-hex", "ff", -EINVAL },
+	{ "decimal-0", "0", -EINVAL },
+	{ "not-hex", "0xg", -EINVAL },
+	{ "junk-after", "0x1z", -EINVAL },
+	{ "trailing-space", "0x1 ", -EINVAL },
+	{ "leading-space", " 0x1", -EINVAL },
+	{ "two-newlines", "0x1\n\n", -EINVAL },
+	{ "minus", "-0x1", -EINVAL },
+	{ "minus-digits", "0x-1", -EINVAL },
+	{ "comma-groups", "0x1,00000001", -EINVAL },
+	{ "double-0x", "0x0x1", -EINVAL },
+	{ "list", "0-1", -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM_DESC(comp_v_parse, comp_v_parse_cases, name);
+
+/* "0x" and hex digits, bit i for vector i; a mask of 0 and junk: -EINVAL. */
+static void srpt_test_comp_v_parse(struct kunit *test)
+{
+	const struct comp_v_parse_case *c = test->param_value;
+	DECLARE_BITMAP(mask, SRPT_COMP_V_BITS);
+	int ret = srpt_parse_comp_v_mask(c->in, mask);
+
+	KUNIT_ASSERT_EQ_MSG(test, ret, c->ret, "\"%s\"", c->in);
+	if (ret)
+		return;
+	KUNIT_EXPECT_EQ(test, (u64)bitmap_read(mask, 0, 32) |
+			(u64)bitmap_read(mask, 32, 32) << 32, c->lo);
+	KUNIT_EXPECT_EQ(test, (u64)bitmap_read(mask, 64, 32) |
+			(u64)bitmap_read(mask, 96, 32) << 32, c->hi);
+	KUNIT_EXPECT_GE(test, find_next_bit(mask, SRPT_COMP_V_BITS, 128),
+			(unsigned long)SRPT_COMP_V_BITS);
+}
+
+/**
+ * parse_long() - srpt_parse_comp_v_mask() of "0x", a digit, zeros and a tail
+ * @test: the test
+ * @digit: the first digit
+ * @zeros: zeros that follow it
+ * @tail: the end, for example "\n"
+ * @mask: the parsed mask
+ *
+ * Return: what srpt_parse_comp_v_mask() returns.
+ */
+static int parse_long(struct kunit *test, char digit, int zeros,
+		      const char *tail, unsigned long *mask)
+{
+	size_t tlen = strlen(tail);
+	char *t = kunit_kzalloc(test, zeros + tlen + 4, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t[0] = '0';
+	t[1] = 'x';
+	t[2] = digit;
+	memset(t + 3, '0', zeros);
+	memcpy(t + 3 + zeros, tail, tlen);
+	return srpt_parse_comp_v_mask(t, mask);
+}
+
+/*
+ * The mask ends at vector 1023 (SRPT_COMP_V_BITS): a bit beyond is
+ * -EINVAL, however the number is spelt; leading zeros are not.
+ */
+static void srpt_test_comp_v_parse_long(struct kunit *test)
+{
+	DECLARE_BITMAP(mask, SRPT_COMP_V_BITS);
+	const int top = SRPT_COMP_V_BITS / 4 - 1;
+
+	KUNIT_EXPECT_EQ(test, parse_long(test, '8', top, "\n", mask), 0);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(mask, SRPT_COMP_V_BITS), 1);
+	KUNIT_EXPECT_TRUE(test, test_bit(SRPT_COMP_V_BITS - 1, mask));
+
+	KUNIT_EXPECT_EQ(test, parse_long(test, '1', top + 1, "", mask),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, parse_long(test, 'f', top + 100, "", mask),
+			-EINVAL);
+
+	KUNIT_EXPECT_EQ(test, parse_long(test, '0', 3000, "2\n", mask), 0);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(mask, SRPT_COMP_V_BITS), 1);
+	KUNIT_EXPECT_TRUE(test, test_bit(1, mask));
+}
+
+/*
+ * What comp_v_mask shows: "0x", lowercase digits without leading zeros,
+ * a newline; written back it is the same mask (targetcli saves and
+ * restores every attribute that way).
+ */
+static void srpt_test_comp_v_format(struct kunit *test)
+{
+	static const char *const texts[] = {
+		"0x1\n", "0x2\n", "0x3\n", "0x10\n", "0xabc\n",
+		"0xffffffffffffffff\n", "0x10000000000000000\n",
+	};
+	DECLARE_BITMAP(mask, SRPT_COMP_V_BITS);
+	DECLARE_BITMAP(back, SRPT_COMP_V_BITS);
+	char *buf = kunit_kzalloc(test, SRPT_COMP_V_TEXT_LEN, GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < ARRAY_SIZE(texts); i++) {
+		KUNIT_ASSERT_EQ(test, srpt_parse_comp_v_mask(texts[i], mask), 0);
+		KUNIT_EXPECT_EQ(test, srpt_format_comp_v_mask(mask, buf),
+				(int)strlen(texts[i]));
+		KUNIT_EXPECT_STREQ(test, buf, texts[i]);
+	}
+
+	/* The widest mask fills the buffer exactly and reads back. */
+	bitmap_fill(mask, SRPT_COMP_V_BITS);
+	KUNIT_EXPECT_EQ(test, srpt_format_comp_v_mask(mask, buf),
+			SRPT_COMP_V_TEXT_LEN - 1);
+	KUNIT_EXPECT_STREQ(test, buf + SRPT_COMP_V_TEXT_LEN - 3, "f\n");
+	KUNIT_ASSERT_EQ(test, srpt_parse_comp_v_mask(buf, back), 0);
+	KUNIT_EXPECT_TRUE(test, bitmap_equal(mask, back, SRPT_COMP_V_BITS));
+
+	bitmap_zero(mask, SRPT_COMP_V_BITS);
+	__set_bit(SRPT_COMP_V_BITS - 1, mask);
+	__set_bit(5, mask);
+	srpt_format_comp_v_mask(mask, buf);
+	KUNIT_ASSERT_EQ(test, srpt_parse_comp_v_mask(buf, back), 0);
+	KUNIT_EXPECT_TRUE(test, bitmap_equal(mask, back, SRPT_COMP_V_BITS));
+}
+
+/**
+ * pick_seq() - the vectors srpt_pick_comp_vector() picks for seq 0..n-1
+ * @mask_lo: bits 0 to 63 of the mask
+ * @nvec: vectors of the device
+ * @first: seq of the first pick
+ * @n: picks, at most 8
+ * @out: the picks
+ */
+static void pick_seq(u64 mask_lo, u32 nvec, u32 first, int n, u32 *out)
+{
+	DECLARE_BITMAP(mask, SRPT_COMP_V_BITS);
+	int i;
+
+	bitmap_zero(mask, SRPT_COMP_V_BITS);
+	bitmap_write(mask, lower_32_bits(mask_lo), 0, 32);
+	bitmap_write(mask, upper_32_bits(mask_lo), 32, 32);
+	for (i = 0; i < n; i++)
+		out[i] = srpt_pick_comp_vector(mask, nvec, first + i);
+}
+
+/*
+ * New channels take the allowed vectors of the device in turn; with none
+ * of them allowed (fewer vectors than when the mask was set), all.
+ */
+static void srpt_test_pick_comp_vector(struct kunit *test)
+{
+	DECLARE_BITMAP(mask, SRPT_COMP_V_BITS);
+	u32 v[8];
+
+	pick_seq(0x1, 2, 0, 4, v);
+	KUNIT_EXPECT_EQ(test, v[0] | v[1] | v[2] | v[3], 0);
+	pick_seq(0x2, 2, 0, 4, v);
+	KUNIT_EXPECT_EQ(test, v[0] & v[1] & v[2] & v[3], 1);
+	pick_seq(0x3, 2, 7, 4, v);
+	KUNIT_EXPECT_EQ(test, v[0], 1);
+	KUNIT_EXPECT_EQ(test, v[1], 0);
+	KUNIT_EXPECT_EQ(test, v[2], 1);
+	KUNIT_EXPECT_EQ(test, v[3], 0);
+	/* Vectors 1, 2 and 4 of 8; bit 9 is beyond the device. */
+	pick_seq(0x216, 8, 0, 6, v);
+	KUNIT_EXPECT_EQ(test, v[0], 1);
+	KUNIT_EXPECT_EQ(test, v[1], 2);
+	KUNIT_EXPECT_EQ(test, v[2], 4);
+	KUNIT_EXPECT_EQ(test, v[3], 1);
+	KUNIT_EXPECT_EQ(test, v[4], 2);
+	KUNIT_EXPECT_EQ(test, v[5], 4);
+	/* Only vector 2 allowed, the device has 2: both take turns. */
+	pick_seq(0x4, 2, 0, 4, v);
+	KUNIT_EXPECT_EQ(test, v[0], 0);
+	KUNIT_EXPECT_EQ(test, v[1], 1);
+	KUNIT_EXPECT_EQ(test, v[2], 0);
+	KUNIT_EXPECT_EQ(test, v[3], 1);
+	/* The sequence number wraps around. */
+	pick_seq(0x3, 2, U32_MAX, 2, v);
+	KUNIT_EXPECT_EQ(test, v[0], 1);
+	KUNIT_EXPECT_EQ(test, v[1], 0);
+	/* One vector: always 0. */
+	pick_seq(~0ULL, 1, 5, 3, v);
+	KUNIT_EXPECT_EQ(test, v[0] | v[1] | v[2], 0);
+
+	bitmap_fill(mask, SRPT_COMP_V_BITS);
+	KUNIT_EXPECT_EQ(test, srpt_pick_comp_vector(mask, SRPT_COMP_V_BITS,
+						    SRPT_COMP_V_BITS - 1),
+			SRPT_COMP_V_BITS - 1);
+	bitmap_zero(mask, SRPT_COMP_V_BITS);
+	__set_bit(SRPT_COMP_V_BITS - 1, mask);
+	KUNIT_EXPECT_EQ(test, srpt_pick_comp_vector(mask, SRPT_COMP_V_BITS, 3),
+			SRPT_COMP_V_BITS - 1);
+}
+
+/*
+ * Each port takes its own turns: with channels logging in to the two ports
+ * of a device alternately, each port's channels still spread over the
+ * vectors its mask allows. (One count per device gave port 1 only the even
+ * turns: all its channels on vector 0 of two.)
+ */
+static void srpt_test_next_comp_vector(struct kunit *test)
+{
+	struct srpt_device *sdev;
+	struct srpt_port *p1, *p2;
+	u32 v1[4], v2[4];
+	int i;
+
+	sdev = kunit_kzalloc(test, struct_size(sdev, port, 2), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	sdev->device = test_sport(test)->sdev->device;
+	sdev->port_cnt = 2;
+	p1 = &sdev->port[0];
+	p2 = &sdev->port[1];
+	for (i = 0; i < 2; i++) {
+		sdev->port[i].sdev = sdev;
+		sdev->port[i].port = i + 1;
+		spin_lock_init(&sdev->port[i].comp_v_lock);
+		bitmap_set(sdev->port[i].port_attrib.comp_v_mask, 0, 2);
+	}
+	for (i = 0; i < 4; i++) {
+		v1[i] = srpt_next_comp_vector(p1, 2);
+		v2[i] = srpt_next_comp_vector(p2, 2);
+	}
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, v1[i], i % 2, "port 1, channel %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, v2[i], i % 2, "port 2, channel %d", i);
+	}
+
+	/* Only vector 1 on port 2: port 1 keeps taking turns. */
+	bitmap_zero(p2->port_attrib.comp_v_mask, SRPT_COMP_V_BITS);
+	__set_bit(1, p2->port_attrib.comp_v_mask);
+	for (i = 0; i < 4; i++) {
+		v1[i] = srpt_next_comp_vector(p1, 2);
+		v2[i] = srpt_next_comp_vector(p2, 2);
+	}
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, v1[i], i % 2, "port 1, channel %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, v2[i], 1, "port 2, channel %d", i);
+	}
+}
+
+/*
+ * Every parsed mask is taken, also one without a vector of the device (a
+ * value saved on a machine with more of them must restore); bits beyond
+ * the device's vectors are kept as written and what is shown is taken
+ * back. The return value says whether a vector in use is allowed.
+ */
+static void srpt_test_set_comp_v_mask(struct kunit *test)
+{
+	struct srpt_port *sport = test_sport(test);
+	DECLARE_BITMAP(mask, SRPT_COMP_V_BITS);
+	char *buf = kunit_kzalloc(test, SRPT_COMP_V_TEXT_LEN, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	spin_lock_init(&sport->comp_v_lock);
+	sport->sdev->device->num_comp_vectors = 1;
+	bitmap_zero(sport->port_attrib.comp_v_mask, SRPT_COMP_V_BITS);
+	__set_bit(0, sport->port_attrib.comp_v_mask);
+
+	KUNIT_ASSERT_EQ(test, srpt_parse_comp_v_mask("0x6", mask), 0);
+	KUNIT_EXPECT_FALSE(test, srpt_set_comp_v_mask(sport, mask));
+	srpt_format_comp_v_mask(sport->port_attrib.comp_v_mask, buf);
+	KUNIT_EXPECT_STREQ(test, buf, "0x6\n");
+	/* What it shows is taken back, whatever vectors the device has. */
+	KUNIT_ASSERT_EQ(test, srpt_parse_comp_v_mask(buf, mask), 0);
+	KUNIT_EXPECT_FALSE(test, srpt_set_comp_v_mask(sport, mask));
+	KUNIT_EXPECT_EQ(test, srpt_pick_comp_vector(sport->port_attrib.comp_v_mask,
+						    1, 3), 0);
+
+	KUNIT_ASSERT_EQ(test, srpt_parse_comp_v_mask("0xf", mask), 0);
+	KUNIT_EXPECT_TRUE(test, srpt_set_comp_v_mask(sport, mask));
+	srpt_format_comp_v_mask(sport->port_attrib.comp_v_mask, buf);
+	KUNIT_EXPECT_STREQ(test, buf, "0xf\n");
+
+	/* The widest mask, the default, round-trips too. */
+	bitmap_fill(mask, SRPT_COMP_V_BITS);
+	KUNIT_EXPECT_TRUE(test, srpt_set_comp_v_mask(sport, mask));
+	srpt_format_comp_v_mask(sport->port_attrib.comp_v_mask, buf);
+	KUNIT_ASSERT_EQ(test, srpt_parse_comp_v_mask(buf, mask), 0);
+	KUNIT_EXPECT_TRUE(test, srpt_set_comp_v_mask(sport, mask));
+	KUNIT_EXPECT_TRUE(test, bitmap_full(sport->port_attrib.comp_v_mask,
+					    SRPT_COMP_V_BITS));
+	KUNIT_EXPECT_EQ(test, srpt_comp_vectors(sport->sdev->device), 1);
+
+	/* No vectors reported: the CQ pool still has vector 0. */
+	sport->sdev->device->num_comp_vectors = 0;
+	KUNIT_EXPECT_EQ(test, srpt_comp_vectors(sport->sdev->device), 1);
+	/* Never more than the online CPUs (ib_cq_pool_get()). */
+	sport->sdev->device->num_comp_vectors = 100000;
+	KUNIT_EXPECT_EQ(test, srpt_comp_vectors(sport->sdev->device),
+			min_t(u32, num_online_cpus(), SRPT_COMP_V_BITS));
+}
+
 static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_close_during_login),
 	KUNIT_CASE(srpt_test_login_end_without_close),
@@ -5345,6 +5674,12 @@ static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_hw_pending_parse),
 	KUNIT_CASE(srpt_test_sq_progress),
 	KUNIT_CASE(srpt_test_hw_pending_work),
+	KUNIT_CASE_PARAM(srpt_test_comp_v_parse, comp_v_parse_gen_params),
+	KUNIT_CASE(srpt_test_comp_v_parse_long),
+	KUNIT_CASE(srpt_test_comp_v_format),
+	KUNIT_CASE(srpt_test_pick_comp_vector),
+	KUNIT_CASE(srpt_test_next_comp_vector),
+	KUNIT_CASE(srpt_test_set_comp_v_mask),
 	{}
 };
 

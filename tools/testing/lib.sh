@@ -512,6 +512,47 @@ rdma_port_active() {
 	grep -q ACTIVE "/sys/class/infiniband/$1/ports/$2/state" 2>/dev/null
 }
 
+# comp_vectors DEV: print the number of completion vectors of RDMA device
+# DEV (num_comp_vectors of ibv_devinfo -v; soft-RoCE and soft-iWARP have
+# one per possible CPU).
+comp_vectors() {
+	local n
+	n=$(ibv_devinfo -d "$1" -v | sed -n 's/^[[:space:]]*num_comp_vectors:[[:space:]]*\([0-9]*\)$/\1/p')
+	[[ -n $n ]] || { echo "ibv_devinfo shows no num_comp_vectors for $1" >&2; return 1; }
+	echo "$n"
+}
+
+# usable_vectors DEV: print how many completion vectors of DEV a CQ from the
+# RDMA core's pool can be on: comp_vectors DEV, but no more than the CPUs
+# online.
+usable_vectors() {
+	local n c
+	n=$(comp_vectors "$1") || return
+	c=$(getconf _NPROCESSORS_ONLN) || return
+	echo $((n < c ? n : c))
+}
+
+# comp_mask_bit N: print the comp_v_mask value (ib_srpt) that allows only
+# completion vector N: "0x", the digit of bit N and N/4 zeros; for any N, the
+# shell's 64-bit arithmetic is not used.
+comp_mask_bit() {
+	local zeros="" i
+	for ((i = 0; i < $1 / 4; i++)); do
+		zeros+=0
+	done
+	printf '0x%x%s\n' $((1 << ($1 % 4))) "$zeros"
+}
+
+# comp_mask_all: print comp_v_mask's default, every vector of 0 to 1023:
+# "0x" and 256 "f".
+comp_mask_all() {
+	local f="" i
+	for ((i = 0; i < 256; i++)); do
+		f+=f
+	done
+	echo "0x$f"
+}
+
 # rdma_port_gid DEV PORT [INDEX]: print GID INDEX (default 0) of a port as
 # in sysfs (fe80:0000:0000:0000:xxxx:xxxx:xxxx:xxxx).
 rdma_port_gid() {

@@ -7,7 +7,9 @@
 # EINVAL; TPGs named like the port and tpgt_1 (tag 1); the WWN reports the
 # name it was made with (ours only: the stock module always reports the GID
 # form); the attrib/ entries with defaults and ranges (ours only:
-# max_hw_pending_time, whose bad writes fail with EINVAL); ACL names in
+# max_hw_pending_time and comp_v_mask, whose bad writes fail with EINVAL;
+# comp_v_mask takes every mask, also one for vectors the device lacks, and
+# reads back as it is written back); ACL names in
 # every accepted form, bad ones refused, other spellings of an initiator
 # name normalised to the one of logins; discovery_auth/rdma_cm_port moves
 # the RDMA/CM listener (login works on the new port, fails on the old one);
@@ -173,6 +175,73 @@ case_hw_pending_time() {
 	return "$rc"
 }
 
+# comp_v_mask: by default every vector whatever their number ("0x" and 256
+# "f": bits 0 to 1023); every mask with a bit set below 1024 is taken and
+# reads back without leading zeros, also one that allows no vector the
+# device uses (a value saved on a machine with more of them), which the
+# kernel log names; what it shows is taken back unchanged; 0, anything
+# without "0x", junk, whitespace but one newline at the end and a bit from
+# 1024 up fail with EINVAL and the value stays. Nothing here depends on the
+# number of vectors.
+case_comp_v_mask() {
+	local tpg f v def usable mark before err rc=0
+	local -a bad beyond=()
+	def=$(comp_mask_all)
+	usable=$(usable_vectors "$RDMA_DEV") || return 1
+	# Only the first vector that is not in use (there is one below 1024
+	# unless the device uses all 1024).
+	((usable < 1024)) && beyond=("$(comp_mask_bit "$usable")")
+	# Written with echo, so each ends in a newline.
+	bad=(0x0 0x000 0 1 3 ff abc 0xg 0x1z '0x1 ' ' 0x1' $'0x1\t' $'\t0x1'
+		$'0x1\r' '0x 1' -0x1 +0x1 0x-1 0x0x1 '0x1,1' 0-1 '' 0x
+		"$(comp_mask_bit 1024)" "0x1${def#0x}")
+	tpg=$(srpt_add_target "$WWN_GUID")
+	f=$tpg/attrib/comp_v_mask
+	if [[ -f $f && $(cat "$f"; echo x) != "$def"$'\nx' ]]; then
+		echo "comp_v_mask shows $(od -c "$f" | head -n1), expected 0x and 256 f and a newline" >&2
+		rc=1
+	fi
+	mark=$(kmsg_mark)
+	attr_range "$tpg" comp_v_mask "$def" 0x1 0x2 0xff "${beyond[@]}" \
+		0xffffffffffffffffffffffff "$def" -- "${bad[@]}" || rc=1
+	# Two newlines, a newline first, text after a NUL byte: refused, the
+	# value stays. Each is one write: bash's echo and printf write line by
+	# line, coreutils' printf at once.
+	for v in '0x1\n\n' '\n0x1\n' '0x1\0z' '0x1\0'; do
+		cp_read "$f"
+		before=$CP_VAL
+		if err=$(env printf "$v" 2>&1 >"$f"); then
+			echo "comp_v_mask='$v' was taken: reads $(cat "$f")" >&2
+			rc=1
+		elif [[ $err != *"Invalid argument"* ]]; then
+			echo "comp_v_mask='$v': $err, expected Invalid argument" >&2
+			rc=1
+		fi
+		cp_read "$f"
+		[[ $CP_VAL == "$before" ]] ||
+			{ echo "comp_v_mask is $CP_VAL after writing '$v', was $before" >&2; rc=1; }
+	done
+	# A mask without a vector in use is taken and logged.
+	if ((${#beyond[@]})) &&
+		! kmsg_has "$mark" "port [0-9]+: comp_v_mask allows none of the $usable completion vectors in use; new channels take all of them"; then
+		echo "comp_v_mask=${beyond[0]}: no kernel log line says that it allows none of the $usable vectors in use" >&2
+		rc=1
+	fi
+	# Other spellings of a mask: shown in the one form, which is taken
+	# back as it is; no newline is needed.
+	for v in 0X2:0x2 0x0001:0x1 0xAbF:0xabf "0x$(printf '0%.0s' {1..300})1:0x1" \
+		"${beyond[0]:-0x1}:${beyond[0]:-0x1}"; do
+		printf '%s' "${v%%:*}" >"$f" || { echo "comp_v_mask='${v%%:*}' refused" >&2; rc=1; }
+		cp_read "$f"
+		[[ $CP_VAL == "${v#*:}" ]] || { echo "comp_v_mask='${v%%:*}' reads $CP_VAL" >&2; rc=1; }
+		cp_write_err "$f" "$CP_VAL"
+		[[ $CP_ERR == ok ]] || { echo "writing back $CP_VAL: $CP_ERR" >&2; rc=1; }
+	done
+	echo "$def" >"$f"
+	rmdir "$tpg" "$SRPT_CFS/$WWN_GUID"
+	return "$rc"
+}
+
 # acl_normalised TPG NAME CANON: mkdir of ACL NAME succeeds, the kernel log
 # says that it matches logins named CANON, and a second ACL spelled CANON is
 # refused (EEXIST): it would be the same initiator.
@@ -322,6 +391,8 @@ cp_better wwn-reports-name "report the name a WWN was made with" ||
 sub_case attribs case_attribs || true
 cp_better max-hw-pending-time "have attrib/max_hw_pending_time" ||
 	sub_case max-hw-pending-time case_hw_pending_time || true
+cp_better comp-v-mask "have attrib/comp_v_mask" ||
+	sub_case comp-v-mask case_comp_v_mask || true
 sub_case acl-names case_acl_names || true
 cp_better acl-normalised "normalise ACL names to the spelling of logins" ||
 	sub_case acl-normalised case_acl_normalised || true

@@ -3,11 +3,15 @@
 #
 # targetcli: the unchanged Debian targetcli-fb drives
 # ib_srpt: /srpt create ib.<32 hex of the port GID>, a block backstore as
-# LUN, an ACL ib.<initiator port ID>, a TPG attribute, saveconfig to a file,
-# clearconfig, restoreconfig - all in one targetcli run (each start costs
-# seconds under emulation). Then configfs must show the restored target
-# (enabled by targetcli) and, with rdma_cm_port written through configfs
-# (targetcli cannot set it), an ib_srp login works and data verifies.
+# LUN, an ACL ib.<initiator port ID>, a TPG attribute (ours: two, the
+# second comp_v_mask, a hex string naming only a completion vector the
+# adapter does not use, as saved on a machine with more CPUs: it must be
+# saved and restored all the same), saveconfig to a file, clearconfig,
+# restoreconfig - all in one targetcli run (each start costs seconds under
+# emulation); the restore writes back every attribute as it was saved.
+# Then configfs must show the restored target (enabled by targetcli) and,
+# with rdma_cm_port written through configfs (targetcli cannot set it), an
+# ib_srp login works and data verifies.
 
 # shellcheck disable=SC2317 # the case functions run through sub_case
 set -euo pipefail
@@ -32,15 +36,22 @@ ACL=$TPG/acls/0x$init
 SAVE=$(test_out_dir)/targetcli-saved.json
 EMPTY=$(test_out_dir)/targetcli-after-clear.json
 OUT=$(test_out_dir)/targetcli.out
+# comp_v_mask: only the first completion vector not in use (the last one
+# that comp_v_mask can name if the adapter uses all 1024).
+CVM=$(usable_vectors "$RDMA_DEV")
+CVM=$(comp_mask_bit $((CVM < 1024 ? CVM : 1023)))
 
 case_targetcli_session() {
 	local rc=0
+	local -a ours=()
+	cp_is_stock || ours=("$T set attribute comp_v_mask=$CVM")
 	targetcli_run \
 		"/backstores/block create name=cp_ram dev=/dev/ram0" \
 		"/srpt create ib.$gidhex" \
 		"$T/luns create /backstores/block/cp_ram" \
 		"$T/acls create ib.$init" \
 		"$T set attribute srp_sq_size=2048" \
+		"${ours[@]}" \
 		"ls /srpt" \
 		"saveconfig savefile=$SAVE" \
 		"clearconfig confirm=True" \
@@ -56,10 +67,10 @@ case_targetcli_session() {
 # check_files: one Python run (slow to start under emulation) checks both
 # saved files; prints "saveconfig|clearconfig PASS|FAIL detail" lines.
 check_files() {
-	python3 - "$SAVE" "$EMPTY" "$gidhex" "$init" <<'EOF' 2>&1
+	python3 - "$SAVE" "$EMPTY" "$gidhex" "$init" "$SRPT" "$CVM" <<'EOF' 2>&1
 import json, sys
 
-def saved(path, gid, init):
+def saved(path, gid, init, srpt, cvm):
     cfg = json.load(open(path))
     t = [t for t in cfg["targets"] if t["fabric"] == "srpt"]
     assert len(t) == 1, f"srpt targets saved: {t}"
@@ -73,6 +84,8 @@ def saved(path, gid, init):
     for a in ("srp_max_rdma_size", "srp_max_rsp_size", "srp_sq_size", "use_srq"):
         assert a in attrs, f"{a} not saved: {attrs}"
     assert attrs["srp_sq_size"] == 2048, attrs
+    if srpt != "stock":
+        assert attrs.get("comp_v_mask") == cvm, attrs
     assert len(tpg["luns"]) == 1, tpg["luns"]
     return f"{t['wwn']} ACLs {acls} attributes {attrs}"
 
@@ -97,6 +110,8 @@ case_restored() {
 	[[ -d $ACL/lun_0 ]] || { echo "$ACL has no mapped LUN 0" >&2; return 1; }
 	[[ $(cat "$TPG/attrib/srp_sq_size") == 2048 ]] ||
 		{ echo "srp_sq_size is $(cat "$TPG/attrib/srp_sq_size") after restoreconfig" >&2; return 1; }
+	cp_is_stock || [[ $(cat "$TPG/attrib/comp_v_mask") == "$CVM" ]] ||
+		{ echo "comp_v_mask is $(cat "$TPG/attrib/comp_v_mask") after restoreconfig" >&2; return 1; }
 	log "restored: $(ls "$SRPT_CFS" | tr '\n' ' '); ACLs: $(ls "$TPG/acls" | tr '\n' ' ')"
 }
 
