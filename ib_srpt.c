@@ -239,6 +239,7 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch);
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx);
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
+static void srpt_progress_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_send_finished(struct srpt_send_ioctx *ioctx);
 static int srpt_post_live(struct srpt_rdma_ch *ch,
 			  const struct ib_send_wr *first);
@@ -2358,6 +2359,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	INIT_LIST_HEAD(&ch->list);
 	INIT_WORK(&ch->release_work, srpt_release_channel_work);
 	INIT_DELAYED_WORK(&ch->connect_work, srpt_connect_timeout);
+	ch->progress_cqe.done = srpt_progress_done;
 	ch->state = CH_CONNECTING;
 	ch->login_busy = true;
 	strscpy(ch->sess_name, src_addr, sizeof(ch->sess_name));
@@ -3830,10 +3832,12 @@ static bool srpt_ch_watched(struct srpt_rdma_ch *ch, bool *live)
  *	jiffies
  *
  * The send queue of an RC queue pair completes its work requests in the
- * order they were posted, so its oldest work request has been out for
- * @limit when the queue has held work for @limit and nothing completed
- * meanwhile: ch->sq_progress is the later of the last completion and the
- * moment the queue stopped being empty (srpt_sq_take()). Reads both under
+ * order they were posted, so it has made no progress for @limit when it
+ * has held work for @limit and nothing completed meanwhile:
+ * ch->sq_progress is the later of the last completion and the moment the
+ * queue stopped being empty (srpt_sq_take()). The completions in the
+ * middle of a long transfer count (srpt_progress_done()), so a command
+ * whose data takes longer than @limit but keeps moving is not stuck. Reads both under
  * ch->lock, where they change together with ch->sq_wr_avail.
  *
  * Return: true when work requests are outstanding and none completed for
@@ -3877,7 +3881,9 @@ static void srpt_arm_hw_pending(struct srpt_port *sport)
  * iWARP waits for TCP. About once a second this closes, with
  * srpt_close_ch(), every live channel of the port that has had work in its
  * send queue and no send completion for max_hw_pending_time seconds
- * (srpt_ch_sq_stuck()); the usual drain and release then free it. Each
+ * (srpt_ch_sq_stuck()): no progress, not a command older than that, as a
+ * long transfer completes a work request about every MiB
+ * (srpt_chain_rw_ctxs()); the usual drain and release then free it. Each
  * close is counted in srpt_port.stuck_closed and logged as every close is.
  *
  * One delayed work per port instead of one per channel: it holds no
@@ -4790,6 +4796,7 @@ static int srpt_init_rw_ctxs(struct srpt_rdma_ch *ch,
 		ioctx->n_rdma += ret;
 		ioctx->n_rw_ctx++;
 		off += len;
+		ctx->end = off;
 	}
 	/* The response needs one more slot; more than the queue holds never fits. */
 	if (ioctx->n_rdma + 1 > ch->sq_size) {
@@ -6040,6 +6047,109 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 /* Data path: transfers and responses ------------------------------------ */
 
 /**
+ * srpt_rw_ctx_progress() - whether a transfer in the middle is signaled
+ * @start: offset in the command's data where the descriptor's part starts
+ * @end: offset just past it, > @start
+ *
+ * The descriptor's last work request is signaled when its part reaches or
+ * crosses a multiple of %SRPT_PROGRESS_BYTES: about one completion per
+ * that many bytes, whatever the descriptors' lengths, and none for
+ * commands shorter than that. Depends on the offsets only, so the
+ * contexts can be looked at in any order (srpt_chain_rw_ctxs() chains them
+ * from the last).
+ *
+ * Return: true when the descriptor's transfer should end signaled.
+ */
+static bool srpt_rw_ctx_progress(u32 start, u32 end)
+{
+	return start / SRPT_PROGRESS_BYTES != end / SRPT_PROGRESS_BYTES;
+}
+
+/**
+ * srpt_progress_done() - a transfer in the middle of a command completed
+ * @cq: completion queue
+ * @wc: work completion; wr_cqe is the channel's progress_cqe
+ *
+ * Only progress for srpt_ch_sq_stuck(): the command's send-queue slots are
+ * given back and its errors handled by its own last completion, which
+ * follows. A flush or error here changes nothing.
+ */
+static void srpt_progress_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_rdma_ch *ch = container_of(wc->wr_cqe, struct srpt_rdma_ch,
+					       progress_cqe);
+	unsigned long flags;
+
+	if (wc->status != IB_WC_SUCCESS)
+		return;
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->sq_progress = jiffies;
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+/**
+ * srpt_signal_last_wr() - signal the last work request of a transfer
+ * @first: the transfer's first work request
+ * @next: what rdma_rw_ctx_wrs() chained behind it, not NULL
+ * @cqe: completion entry for it
+ *
+ * rdma_rw_ctx_wrs() signals a transfer only when nothing is chained behind
+ * it, and does not say which work request is its last: that is the one it
+ * linked to @next. Walks the transfer's own work requests.
+ */
+static void srpt_signal_last_wr(struct ib_send_wr *first,
+				const struct ib_send_wr *next,
+				struct ib_cqe *cqe)
+{
+	struct ib_send_wr *wr = first;
+
+	while (wr->next != next)
+		wr = wr->next;
+	wr->wr_cqe = cqe;
+	wr->send_flags |= IB_SEND_SIGNALED;
+}
+
+/**
+ * srpt_chain_rw_ctxs() - chain the RDMA transfers of a command
+ * @ch: RDMA channel
+ * @ioctx: command with @ioctx->n_rw_ctx transfers
+ * @cqe: completion entry of the last transfer when @next is NULL
+ * @next: work request to chain behind the last transfer, or NULL
+ *
+ * Only the last work request of the command is signaled for the command;
+ * a transfer in the middle that srpt_rw_ctx_progress() picks is signaled
+ * for the channel's progress_cqe, so that a long transfer shows progress
+ * to max_hw_pending_time. A command of one descriptor gets no more
+ * completions than before.
+ *
+ * Return: the first work request of the chain (@next when there is no
+ * transfer).
+ */
+static struct ib_send_wr *srpt_chain_rw_ctxs(struct srpt_rdma_ch *ch,
+					     struct srpt_send_ioctx *ioctx,
+					     struct ib_cqe *cqe,
+					     struct ib_send_wr *next)
+{
+	int n = ioctx->n_rw_ctx, i;
+	u32 port = ch->sport->port;
+	struct ib_send_wr *first = next;
+
+	for (i = n - 1; i >= 0; i--) {
+		struct srpt_rw_ctx *ctx = &ioctx->rw_ctxs[i];
+		struct ib_send_wr *wr;
+
+		wr = rdma_rw_ctx_wrs(&ctx->rw, ch->qp, port,
+				     first ? NULL : cqe, first);
+		if (i < n - 1 &&
+		    srpt_rw_ctx_progress(i ? ioctx->rw_ctxs[i - 1].end : 0,
+					 ctx->end))
+			srpt_signal_last_wr(wr, first, &ch->progress_cqe);
+		first = wr;
+	}
+	return first;
+}
+
+/**
  * srpt_post_rdma_read() - post the RDMA READs of a write command
  * @ioctx: send context whose send-queue slots are reserved
  *
@@ -6053,14 +6163,11 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
-	struct ib_send_wr *first = NULL;
-	int i, ret;
+	struct ib_send_wr *first;
+	int ret;
 
 	ioctx->rdma_cqe.done = srpt_rdma_read_done;
-	for (i = ioctx->n_rw_ctx - 1; i >= 0; i--)
-		first = rdma_rw_ctx_wrs(&ioctx->rw_ctxs[i].rw, ch->qp,
-					ch->sport->port,
-					first ? NULL : &ioctx->rdma_cqe, first);
+	first = srpt_chain_rw_ctxs(ch, ioctx, &ioctx->rdma_cqe, NULL);
 	ret = srpt_post_live(ch, first);
 	if (ret) {
 		if (ret != -ENOTCONN)
@@ -6270,15 +6377,13 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 		.send_flags = IB_SEND_SIGNALED,
 	};
 	struct ib_send_wr *first = &send_wr;
-	int i, ret;
+	int ret;
 
 	ioctx->ioctx.cqe.done = srpt_send_done;
 	ib_dma_sync_single_for_device(sdev->device, ioctx->ioctx.dma,
 				      ioctx->rsp_len, DMA_TO_DEVICE);
 	if (ioctx->sq_wr_held > 1)
-		for (i = ioctx->n_rw_ctx - 1; i >= 0; i--)
-			first = rdma_rw_ctx_wrs(&ioctx->rw_ctxs[i].rw, ch->qp,
-						ch->sport->port, NULL, first);
+		first = srpt_chain_rw_ctxs(ch, ioctx, NULL, &send_wr);
 	ret = srpt_post_live(ch, first);
 	if (ret) {
 		if (ret != -ENOTCONN) {

@@ -276,10 +276,23 @@ enum {
 	SRPT_CONNECT_TIMEOUT_MS		= 10000,
 	/*
 	 * max_hw_pending_time: a live channel whose send queue has work
-	 * outstanding and no completion for this many seconds is closed
+	 * outstanding and no completion (the ones in the middle of a long
+	 * transfer included) for this many seconds is closed
 	 * (srpt_hw_pending_work(), which looks about once a second).
 	 */
 	SRPT_DEF_HW_PENDING_TIME	= 60,
+	/*
+	 * A command whose data spans several descriptors has one signaled
+	 * work request at the end of all its RDMA transfers; on a slow link
+	 * (soft RDMA under KASAN moves about 1 MiB/s) 64 MiB of them would
+	 * complete nothing for a minute and look stuck to
+	 * max_hw_pending_time. So the last work request of a descriptor's
+	 * transfer is signaled too once this much more of the command's data
+	 * lies before it (srpt_rw_ctx_progress()): one completion more per
+	 * MiB costs nothing next to the data, and even that slow link then
+	 * completes something about once a second.
+	 */
+	SRPT_PROGRESS_BYTES		= 1024 * 1024,
 	SRPT_MAX_HW_PENDING_TIME	= 3600,
 };
 
@@ -338,11 +351,13 @@ struct srpt_recv_ioctx {
  * @rw: rdma_rw context
  * @sg: the part of the local buffer that maps to the remote buffer
  * @nents: entries in @sg
+ * @end: offset in the command's data just past this buffer's part
  */
 struct srpt_rw_ctx {
 	struct rdma_rw_ctx rw;
 	struct scatterlist *sg;
 	unsigned int nents;
+	u32 end;
 };
 
 /**
@@ -477,12 +492,17 @@ struct srpt_ch_stats {
  * @cq: completion queue (from the device's CQ pool)
  * @cq_size: entries reserved in @cq
  * @zw_cqe: completion entry of the zero-length write
+ * @progress_cqe: completion entry of the signaled work requests in the
+ *	middle of a command's RDMA transfers (srpt_chain_rw_ctxs()); the
+ *	channel's, not the command's: such a work request may complete after
+ *	its command failed and its send context was reused
  * @kref: references; the last one frees the channel
  * @rq_size: receive ring size == credits granted at login
  * @sq_size: send queue size
  * @sq_wr_avail: free send-queue slots, protected by @lock
- * @sq_progress: jiffies of the last send-queue completion, or of the
- *	reservation that found the send queue empty, whichever came last;
+ * @sq_progress: jiffies of the last send-queue completion (those in the
+ *	middle of a long transfer included), or of the reservation that
+ *	found the send queue empty, whichever came last;
  *	protected by @lock (see srpt_ch_sq_stuck())
  * @max_ti_iu_len: largest IU the initiator accepts
  * @max_it_iu_len: largest IU the initiator sends (negotiated)
@@ -551,6 +571,7 @@ struct srpt_rdma_ch {
 	struct ib_cq *cq;
 	u32 cq_size;
 	struct ib_cqe zw_cqe;
+	struct ib_cqe progress_cqe;
 	struct kref kref;
 	int rq_size;
 	u32 sq_size;

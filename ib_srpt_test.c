@@ -5242,6 +5242,182 @@ static void srpt_test_sq_progress(struct kunit *test)
 	srpt_put_send_ioctx(io);
 }
 
+/**
+ * struct progress_case - one row of srpt_test_rw_ctx_progress
+ * @start: where a descriptor's part of the data starts
+ * @end: where it ends
+ * @signaled: whether its transfer should end signaled
+ */
+struct progress_case {
+	u32 start;
+	u32 end;
+	bool signaled;
+};
+
+static const struct progress_case progress_cases[] = {
+	{ 0, 4096, false },
+	{ 0, SZ_1M - 1, false },
+	{ 0, SZ_1M, true },
+	{ SZ_1M - 1, SZ_1M, true },
+	{ SZ_1M, SZ_1M + 1, false },
+	{ SZ_1M, 2 * SZ_1M - 1, false },
+	{ SZ_512K, SZ_1M + SZ_512K, true },
+	{ 0, 3 * SZ_1M, true },
+	{ 63 * SZ_1M + 1, 64 * SZ_1M, true },
+};
+
+static void progress_case_desc(const struct progress_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u..%u", c->start, c->end);
+}
+
+KUNIT_ARRAY_PARAM(progress, progress_cases, progress_case_desc);
+
+static void srpt_test_rw_ctx_progress(struct kunit *test)
+{
+	const struct progress_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, srpt_rw_ctx_progress(c->start, c->end),
+			c->signaled);
+}
+
+/*
+ * The rdma_rw context kind of a list of RDMA work requests: private to
+ * drivers/infiniband/core/rw.c, and the kind that needs no QP, memory
+ * region or DMA mapping to chain.
+ */
+#define SRPT_TEST_RW_MULTI_WR	1
+
+/*
+ * A command on @ch with @n transfers of @len bytes each, @wrs work
+ * requests per transfer.
+ */
+static struct srpt_send_ioctx *progress_cmd(struct kunit *test,
+					    struct srpt_rdma_ch *ch,
+					    int n, u32 len, int wrs)
+{
+	struct srpt_send_ioctx *io = srpt_get_send_ioctx(ch);
+	int i, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	io->rw_ctxs = kunit_kcalloc(test, n, sizeof(*io->rw_ctxs),
+				    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, io->rw_ctxs);
+	for (i = 0; i < n; i++) {
+		struct rdma_rw_ctx *rw = &io->rw_ctxs[i].rw;
+
+		rw->type = SRPT_TEST_RW_MULTI_WR;
+		rw->nr_ops = wrs;
+		rw->map.wrs = kunit_kcalloc(test, wrs, sizeof(*rw->map.wrs),
+					    GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, rw->map.wrs);
+		for (j = 0; j < wrs; j++) {
+			rw->map.wrs[j].wr.opcode = IB_WR_RDMA_READ;
+			if (j + 1 < wrs)
+				rw->map.wrs[j].wr.next = &rw->map.wrs[j + 1].wr;
+		}
+		io->rw_ctxs[i].end = (i + 1) * len;
+	}
+	io->n_rw_ctx = n;
+	io->n_rdma = n * wrs;
+	return io;
+}
+
+/*
+ * Walks the @n work requests before @end of a chain built by
+ * srpt_chain_rw_ctxs() and returns a bit mask of those signaled for the
+ * channel's progress.
+ */
+static u64 progress_signaled(struct kunit *test, struct srpt_rdma_ch *ch,
+			     struct ib_send_wr *wr,
+			     const struct ib_send_wr *end, int n)
+{
+	u64 mask = 0;
+	int i;
+
+	for (i = 0; i < n; i++, wr = wr->next) {
+		KUNIT_ASSERT_NOT_NULL(test, wr);
+		KUNIT_ASSERT_PTR_NE(test, wr, end);
+		if (!(wr->send_flags & IB_SEND_SIGNALED) ||
+		    wr->wr_cqe != &ch->progress_cqe)
+			continue;
+		mask |= BIT_ULL(i);
+	}
+	KUNIT_EXPECT_PTR_EQ(test, wr, end);
+	return mask;
+}
+
+/*
+ * Eight 384 KiB descriptors of three work requests each: the third and
+ * the sixth end past 1 and 2 MiB, so their last work requests (8 and 17)
+ * are signaled for progress; the command's last work request is a READ's
+ * signaled for the command, a data-in's chained to the response.
+ */
+static void srpt_test_chain_rw_ctxs(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 2);
+	struct srpt_send_ioctx *io = progress_cmd(test, ch, 8,
+						  SZ_256K + SZ_128K, 3);
+	struct ib_send_wr rsp = {}, *first, *last;
+
+	first = srpt_chain_rw_ctxs(ch, io, &io->rdma_cqe, NULL);
+	KUNIT_EXPECT_EQ(test, progress_signaled(test, ch, first, NULL, 24),
+			BIT_ULL(8) | BIT_ULL(17));
+	last = &io->rw_ctxs[7].rw.map.wrs[2].wr;
+	KUNIT_EXPECT_PTR_EQ(test, last->wr_cqe, &io->rdma_cqe);
+	KUNIT_EXPECT_TRUE(test, last->send_flags & IB_SEND_SIGNALED);
+
+	io = progress_cmd(test, ch, 8, SZ_256K + SZ_128K, 3);
+	first = srpt_chain_rw_ctxs(ch, io, NULL, &rsp);
+	KUNIT_EXPECT_EQ(test, progress_signaled(test, ch, first, &rsp, 24),
+			BIT_ULL(8) | BIT_ULL(17));
+	last = &io->rw_ctxs[7].rw.map.wrs[2].wr;
+	KUNIT_EXPECT_FALSE(test, last->send_flags & IB_SEND_SIGNALED);
+}
+
+/*
+ * One 64 MiB descriptor, and 255 descriptors of 4 KiB: not one work
+ * request signaled, as before.
+ */
+static void srpt_test_chain_rw_ctxs_unchanged(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 2);
+	struct srpt_send_ioctx *io = progress_cmd(test, ch, 1, SZ_64M, 4);
+	struct ib_send_wr rsp = {}, *wr;
+	int n = 0;
+
+	wr = srpt_chain_rw_ctxs(ch, io, NULL, &rsp);
+	KUNIT_EXPECT_EQ(test, progress_signaled(test, ch, wr, &rsp, 4), 0);
+
+	io = progress_cmd(test, ch, SRPT_MAX_DESCS, SZ_4K, 1);
+	for (wr = srpt_chain_rw_ctxs(ch, io, NULL, &rsp); wr != &rsp;
+	     wr = wr->next) {
+		KUNIT_ASSERT_NOT_NULL(test, wr);
+		KUNIT_EXPECT_FALSE(test, wr->send_flags & IB_SEND_SIGNALED);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, SRPT_MAX_DESCS);
+}
+
+/* A progress completion is progress; a flushed one is not. */
+static void srpt_test_progress_done(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 2);
+	struct ib_wc wc = {
+		.wr_cqe = &ch->progress_cqe,
+		.status = IB_WC_WR_FLUSH_ERR,
+		.qp = ch->qp,
+	};
+	const unsigned long old = jiffies - 10 * HZ;
+
+	ch->sq_progress = old;
+	srpt_progress_done(ch->cq, &wc);
+	KUNIT_EXPECT_EQ(test, ch->sq_progress, old);
+	wc.status = IB_WC_SUCCESS;
+	srpt_progress_done(ch->cq, &wc);
+	KUNIT_EXPECT_TRUE(test, time_after(ch->sq_progress, old));
+}
+
 KUNIT_DEFINE_ACTION_WRAPPER(srpt_test_cancel_dwork, cancel_delayed_work_sync,
 			    struct delayed_work *);
 
@@ -5345,6 +5521,10 @@ static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_hw_pending_parse),
 	KUNIT_CASE(srpt_test_sq_progress),
 	KUNIT_CASE(srpt_test_hw_pending_work),
+	KUNIT_CASE_PARAM(srpt_test_rw_ctx_progress, progress_gen_params),
+	KUNIT_CASE(srpt_test_chain_rw_ctxs),
+	KUNIT_CASE(srpt_test_chain_rw_ctxs_unchanged),
+	KUNIT_CASE(srpt_test_progress_done),
 	{}
 };
 
