@@ -3837,8 +3837,9 @@ static bool srpt_ch_watched(struct srpt_rdma_ch *ch, bool *live)
  * ch->sq_progress is the later of the last completion and the moment the
  * queue stopped being empty (srpt_sq_take()). The completions in the
  * middle of a long transfer count (srpt_progress_done()), so a command
- * whose data takes longer than @limit but keeps moving is not stuck. Reads both under
- * ch->lock, where they change together with ch->sq_wr_avail.
+ * whose data takes longer than @limit but keeps moving is not stuck.
+ * Reads both under ch->lock, where they change together with
+ * ch->sq_wr_avail.
  *
  * Return: true when work requests are outstanding and none completed for
  * @limit.
@@ -3882,9 +3883,10 @@ static void srpt_arm_hw_pending(struct srpt_port *sport)
  * srpt_close_ch(), every live channel of the port that has had work in its
  * send queue and no send completion for max_hw_pending_time seconds
  * (srpt_ch_sq_stuck()): no progress, not a command older than that, as a
- * long transfer completes a work request about every MiB
- * (srpt_chain_rw_ctxs()); the usual drain and release then free it. Each
- * close is counted in srpt_port.stuck_closed and logged as every close is.
+ * transfer longer than a MiB completes a work request about every MiB of
+ * its data (srpt_signal_progress()); the usual drain and release then
+ * free it. Each close is counted in srpt_port.stuck_closed and logged as
+ * every close is.
  *
  * One delayed work per port instead of one per channel: it holds no
  * channel reference. It looks at the channels under sport->mutex, and a
@@ -4796,7 +4798,6 @@ static int srpt_init_rw_ctxs(struct srpt_rdma_ch *ch,
 		ioctx->n_rdma += ret;
 		ioctx->n_rw_ctx++;
 		off += len;
-		ctx->end = off;
 	}
 	/* The response needs one more slot; more than the queue holds never fits. */
 	if (ioctx->n_rdma + 1 > ch->sq_size) {
@@ -6047,26 +6048,25 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 /* Data path: transfers and responses ------------------------------------ */
 
 /**
- * srpt_rw_ctx_progress() - whether a transfer in the middle is signaled
- * @start: offset in the command's data where the descriptor's part starts
- * @end: offset just past it, > @start
+ * srpt_wr_progress() - whether a work request in the middle is signaled
+ * @start: bytes of the command's data that the work requests before it
+ *	move
+ * @end: @start plus the bytes it moves
  *
- * The descriptor's last work request is signaled when its part reaches or
+ * A work request is signaled when the data before its end reaches or
  * crosses a multiple of %SRPT_PROGRESS_BYTES: about one completion per
- * that many bytes, whatever the descriptors' lengths, and none for
- * commands shorter than that. Depends on the offsets only, so the
- * contexts can be looked at in any order (srpt_chain_rw_ctxs() chains them
- * from the last).
+ * that many bytes whatever the descriptors and work requests, and none for
+ * commands shorter than that.
  *
- * Return: true when the descriptor's transfer should end signaled.
+ * Return: true when the work request should be signaled.
  */
-static bool srpt_rw_ctx_progress(u32 start, u32 end)
+static bool srpt_wr_progress(u64 start, u64 end)
 {
 	return start / SRPT_PROGRESS_BYTES != end / SRPT_PROGRESS_BYTES;
 }
 
 /**
- * srpt_progress_done() - a transfer in the middle of a command completed
+ * srpt_progress_done() - a work request in the middle of a command completed
  * @cq: completion queue
  * @wc: work completion; wr_cqe is the channel's progress_cqe
  *
@@ -6088,25 +6088,52 @@ static void srpt_progress_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
- * srpt_signal_last_wr() - signal the last work request of a transfer
- * @first: the transfer's first work request
- * @next: what rdma_rw_ctx_wrs() chained behind it, not NULL
- * @cqe: completion entry for it
+ * srpt_wr_bytes() - bytes a work request moves
+ * @wr: RDMA READ or WRITE, or a memory registration or invalidation (none)
  *
- * rdma_rw_ctx_wrs() signals a transfer only when nothing is chained behind
- * it, and does not say which work request is its last: that is the one it
- * linked to @next. Walks the transfer's own work requests.
+ * Return: the sum of its scatter/gather entries' lengths.
  */
-static void srpt_signal_last_wr(struct ib_send_wr *first,
-				const struct ib_send_wr *next,
-				struct ib_cqe *cqe)
+static u64 srpt_wr_bytes(const struct ib_send_wr *wr)
 {
-	struct ib_send_wr *wr = first;
+	u64 bytes = 0;
+	int i;
 
-	while (wr->next != next)
-		wr = wr->next;
-	wr->wr_cqe = cqe;
-	wr->send_flags |= IB_SEND_SIGNALED;
+	for (i = 0; i < wr->num_sge; i++)
+		bytes += wr->sg_list[i].length;
+	return bytes;
+}
+
+/**
+ * srpt_signal_progress() - signal a command's work requests about every MiB
+ * @ch: RDMA channel
+ * @first: first work request of the command's RDMA transfers
+ * @end: what follows the last of them: NULL or the response
+ *
+ * rdma_rw splits each descriptor's transfer into work requests of at most
+ * max_sge entries or one memory registration each, and only the last work
+ * request of the command completes for the command. Signals for the
+ * channel's progress_cqe each work request before that last one whose end
+ * reaches or crosses a multiple of %SRPT_PROGRESS_BYTES of the command's
+ * data (srpt_wr_progress()), so that a long transfer, one descriptor or
+ * many, shows progress to max_hw_pending_time. Each is one of the slots
+ * the command reserved already; memory registrations and invalidations
+ * move no data and are never signaled.
+ */
+static void srpt_signal_progress(struct srpt_rdma_ch *ch,
+				 struct ib_send_wr *first,
+				 const struct ib_send_wr *end)
+{
+	struct ib_send_wr *wr;
+	u64 done = 0, prev;
+
+	for (wr = first; wr != end && wr->next != end; wr = wr->next) {
+		prev = done;
+		done += srpt_wr_bytes(wr);
+		if (!srpt_wr_progress(prev, done))
+			continue;
+		wr->wr_cqe = &ch->progress_cqe;
+		wr->send_flags |= IB_SEND_SIGNALED;
+	}
 }
 
 /**
@@ -6117,10 +6144,7 @@ static void srpt_signal_last_wr(struct ib_send_wr *first,
  * @next: work request to chain behind the last transfer, or NULL
  *
  * Only the last work request of the command is signaled for the command;
- * a transfer in the middle that srpt_rw_ctx_progress() picks is signaled
- * for the channel's progress_cqe, so that a long transfer shows progress
- * to max_hw_pending_time. A command of one descriptor gets no more
- * completions than before.
+ * srpt_signal_progress() signals about one per MiB before it.
  *
  * Return: the first work request of the chain (@next when there is no
  * transfer).
@@ -6130,22 +6154,14 @@ static struct ib_send_wr *srpt_chain_rw_ctxs(struct srpt_rdma_ch *ch,
 					     struct ib_cqe *cqe,
 					     struct ib_send_wr *next)
 {
-	int n = ioctx->n_rw_ctx, i;
 	u32 port = ch->sport->port;
 	struct ib_send_wr *first = next;
+	int i;
 
-	for (i = n - 1; i >= 0; i--) {
-		struct srpt_rw_ctx *ctx = &ioctx->rw_ctxs[i];
-		struct ib_send_wr *wr;
-
-		wr = rdma_rw_ctx_wrs(&ctx->rw, ch->qp, port,
-				     first ? NULL : cqe, first);
-		if (i < n - 1 &&
-		    srpt_rw_ctx_progress(i ? ioctx->rw_ctxs[i - 1].end : 0,
-					 ctx->end))
-			srpt_signal_last_wr(wr, first, &ch->progress_cqe);
-		first = wr;
-	}
+	for (i = ioctx->n_rw_ctx - 1; i >= 0; i--)
+		first = rdma_rw_ctx_wrs(&ioctx->rw_ctxs[i].rw, ch->qp, port,
+					first ? NULL : cqe, first);
+	srpt_signal_progress(ch, first, next);
 	return first;
 }
 

@@ -282,14 +282,16 @@ enum {
 	 */
 	SRPT_DEF_HW_PENDING_TIME	= 60,
 	/*
-	 * A command whose data spans several descriptors has one signaled
-	 * work request at the end of all its RDMA transfers; on a slow link
-	 * (soft RDMA under KASAN moves about 1 MiB/s) 64 MiB of them would
-	 * complete nothing for a minute and look stuck to
-	 * max_hw_pending_time. So the last work request of a descriptor's
-	 * transfer is signaled too once this much more of the command's data
-	 * lies before it (srpt_rw_ctx_progress()): one completion more per
-	 * MiB costs nothing next to the data, and even that slow link then
+	 * A command has one signaled work request at the end of all its
+	 * RDMA transfers; on a slow link (soft RDMA under KASAN moves about
+	 * 1 MiB/s) 64 MiB of them, in one descriptor or many, would complete
+	 * nothing for a minute and look stuck to max_hw_pending_time. So the
+	 * work request in the middle whose end reaches or crosses a multiple
+	 * of this many bytes of the command's data is signaled too
+	 * (srpt_signal_progress()); rdma_rw splits a transfer into work
+	 * requests of at most max_sge pages or one memory registration (256
+	 * pages) each, so this is about one completion more per MiB, which
+	 * costs nothing next to the data, and even that slow link then
 	 * completes something about once a second.
 	 */
 	SRPT_PROGRESS_BYTES		= 1024 * 1024,
@@ -351,13 +353,11 @@ struct srpt_recv_ioctx {
  * @rw: rdma_rw context
  * @sg: the part of the local buffer that maps to the remote buffer
  * @nents: entries in @sg
- * @end: offset in the command's data just past this buffer's part
  */
 struct srpt_rw_ctx {
 	struct rdma_rw_ctx rw;
 	struct scatterlist *sg;
 	unsigned int nents;
-	u32 end;
 };
 
 /**
@@ -493,7 +493,7 @@ struct srpt_ch_stats {
  * @cq_size: entries reserved in @cq
  * @zw_cqe: completion entry of the zero-length write
  * @progress_cqe: completion entry of the signaled work requests in the
- *	middle of a command's RDMA transfers (srpt_chain_rw_ctxs()); the
+ *	middle of a command's RDMA transfers (srpt_signal_progress()); the
  *	channel's, not the command's: such a work request may complete after
  *	its command failed and its send context was reused
  * @kref: references; the last one frees the channel
