@@ -5414,9 +5414,11 @@ static void srpt_free_cmd_bufs(struct srpt_send_ioctx *ioctx)
  * @wc: the completion
  * @what: what failed, for the log
  *
- * A flush on a channel that is not closing means an earlier unsignaled work
- * request (an RDMA READ or WRITE) failed and took the QP to the error state
- * without a completion of its own: the channel is closed either way.
+ * A flush on a channel that is not closing means an earlier work request
+ * failed and took the QP to the error state: an unsignaled RDMA READ or
+ * WRITE, whose error has no completion, or one signaled for progress,
+ * whose error srpt_progress_done() logged. The channel is closed either
+ * way.
  */
 static void srpt_wc_error(struct srpt_rdma_ch *ch, struct ib_wc *wc,
 			  const char *what)
@@ -6070,9 +6072,10 @@ static bool srpt_wr_progress(u64 start, u64 end)
  * @cq: completion queue
  * @wc: work completion; wr_cqe is the channel's progress_cqe
  *
- * Only progress for srpt_ch_sq_stuck(): the command's send-queue slots are
- * given back and its errors handled by its own last completion, which
- * follows. A flush or error here changes nothing.
+ * Progress for srpt_ch_sq_stuck(). The command's send-queue slots are
+ * given back and its failure handled by its own last completion, which
+ * follows, flushed if this one failed; so an error other than a flush is
+ * logged here, with srpt_wc_error(), which also closes the channel.
  */
 static void srpt_progress_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -6080,8 +6083,11 @@ static void srpt_progress_done(struct ib_cq *cq, struct ib_wc *wc)
 					       progress_cqe);
 	unsigned long flags;
 
-	if (wc->status != IB_WC_SUCCESS)
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			srpt_wc_error(ch, wc, "an RDMA transfer");
 		return;
+	}
 	spin_lock_irqsave(&ch->lock, flags);
 	ch->sq_progress = jiffies;
 	spin_unlock_irqrestore(&ch->lock, flags);

@@ -5466,7 +5466,10 @@ static void srpt_test_chain_rw_ctxs_none(struct kunit *test)
 	srpt_put_send_ioctx(io);
 }
 
-/* A progress completion is progress; a flushed one is not. */
+/*
+ * A progress completion is progress; a flushed one is not and changes
+ * nothing; a failed one is not either, and closes the channel.
+ */
 static void srpt_test_progress_done(struct kunit *test)
 {
 	struct srpt_rdma_ch *ch = fake_ch(test, 2);
@@ -5484,6 +5487,13 @@ static void srpt_test_progress_done(struct kunit *test)
 	wc.status = IB_WC_SUCCESS;
 	srpt_progress_done(ch->cq, &wc);
 	KUNIT_EXPECT_TRUE(test, time_after(ch->sq_progress, old));
+
+	ch->sq_progress = old;
+	wc.status = IB_WC_REM_ACCESS_ERR;
+	srpt_progress_done(ch->cq, &wc);
+	KUNIT_EXPECT_EQ(test, ch->sq_progress, old);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
+	KUNIT_EXPECT_EQ(test, srpt_fake.qp_state, IB_QPS_ERR);
 }
 
 KUNIT_DEFINE_ACTION_WRAPPER(srpt_test_cancel_dwork, cancel_delayed_work_sync,
