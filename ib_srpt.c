@@ -239,6 +239,7 @@ static void srpt_process_wait_list(struct srpt_rdma_ch *ch);
 static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx);
 static void srpt_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc);
+static void srpt_progress_done(struct ib_cq *cq, struct ib_wc *wc);
 static void srpt_send_finished(struct srpt_send_ioctx *ioctx);
 static int srpt_post_live(struct srpt_rdma_ch *ch,
 			  const struct ib_send_wr *first);
@@ -2427,6 +2428,7 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 	INIT_LIST_HEAD(&ch->list);
 	INIT_WORK(&ch->release_work, srpt_release_channel_work);
 	INIT_DELAYED_WORK(&ch->connect_work, srpt_connect_timeout);
+	ch->progress_cqe.done = srpt_progress_done;
 	ch->state = CH_CONNECTING;
 	ch->login_busy = true;
 	strscpy(ch->sess_name, src_addr, sizeof(ch->sess_name));
@@ -3899,11 +3901,14 @@ static bool srpt_ch_watched(struct srpt_rdma_ch *ch, bool *live)
  *	jiffies
  *
  * The send queue of an RC queue pair completes its work requests in the
- * order they were posted, so its oldest work request has been out for
- * @limit when the queue has held work for @limit and nothing completed
- * meanwhile: ch->sq_progress is the later of the last completion and the
- * moment the queue stopped being empty (srpt_sq_take()). Reads both under
- * ch->lock, where they change together with ch->sq_wr_avail.
+ * order they were posted, so it has made no progress for @limit when it
+ * has held work for @limit and nothing completed meanwhile:
+ * ch->sq_progress is the later of the last completion and the moment the
+ * queue stopped being empty (srpt_sq_take()). The completions in the
+ * middle of a long transfer count (srpt_progress_done()), so a command
+ * whose data takes longer than @limit but keeps moving is not stuck.
+ * Reads both under ch->lock, where they change together with
+ * ch->sq_wr_avail.
  *
  * Return: true when work requests are outstanding and none completed for
  * @limit.
@@ -3946,8 +3951,11 @@ static void srpt_arm_hw_pending(struct srpt_port *sport)
  * iWARP waits for TCP. About once a second this closes, with
  * srpt_close_ch(), every live channel of the port that has had work in its
  * send queue and no send completion for max_hw_pending_time seconds
- * (srpt_ch_sq_stuck()); the usual drain and release then free it. Each
- * close is counted in srpt_port.stuck_closed and logged as every close is.
+ * (srpt_ch_sq_stuck()): no progress, not a command older than that, as a
+ * transfer longer than a MiB completes a work request about every MiB of
+ * its data (srpt_signal_progress()); the usual drain and release then
+ * free it. Each close is counted in srpt_port.stuck_closed and logged as
+ * every close is.
  *
  * One delayed work per port instead of one per channel: it holds no
  * channel reference. It looks at the channels under sport->mutex, and a
@@ -5475,9 +5483,11 @@ static void srpt_free_cmd_bufs(struct srpt_send_ioctx *ioctx)
  * @wc: the completion
  * @what: what failed, for the log
  *
- * A flush on a channel that is not closing means an earlier unsignaled work
- * request (an RDMA READ or WRITE) failed and took the QP to the error state
- * without a completion of its own: the channel is closed either way.
+ * A flush on a channel that is not closing means an earlier work request
+ * failed and took the QP to the error state: an unsignaled RDMA READ or
+ * WRITE, whose error has no completion, or one signaled for progress,
+ * whose error srpt_progress_done() logged. The channel is closed either
+ * way.
  */
 static void srpt_wc_error(struct srpt_rdma_ch *ch, struct ib_wc *wc,
 			  const char *what)
@@ -6109,6 +6119,128 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 /* Data path: transfers and responses ------------------------------------ */
 
 /**
+ * srpt_wr_progress() - whether a work request in the middle is signaled
+ * @start: bytes of the command's data that the work requests before it
+ *	move
+ * @end: @start plus the bytes it moves
+ *
+ * A work request is signaled when the data before its end reaches or
+ * crosses a multiple of %SRPT_PROGRESS_BYTES: about one completion per
+ * that many bytes whatever the descriptors and work requests, and none for
+ * commands shorter than that.
+ *
+ * Return: true when the work request should be signaled.
+ */
+static bool srpt_wr_progress(u64 start, u64 end)
+{
+	return start / SRPT_PROGRESS_BYTES != end / SRPT_PROGRESS_BYTES;
+}
+
+/**
+ * srpt_progress_done() - a work request in the middle of a command completed
+ * @cq: completion queue
+ * @wc: work completion; wr_cqe is the channel's progress_cqe
+ *
+ * Progress for srpt_ch_sq_stuck(). The command's send-queue slots are
+ * given back and its failure handled by its own last completion, which
+ * follows, flushed if this one failed; so an error other than a flush is
+ * logged here, with srpt_wc_error(), which also closes the channel.
+ */
+static void srpt_progress_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_rdma_ch *ch = container_of(wc->wr_cqe, struct srpt_rdma_ch,
+					       progress_cqe);
+	unsigned long flags;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			srpt_wc_error(ch, wc, "an RDMA transfer");
+		return;
+	}
+	spin_lock_irqsave(&ch->lock, flags);
+	ch->sq_progress = jiffies;
+	spin_unlock_irqrestore(&ch->lock, flags);
+}
+
+/**
+ * srpt_wr_bytes() - bytes a work request moves
+ * @wr: RDMA READ or WRITE, or a memory registration or invalidation (none)
+ *
+ * Return: the sum of its scatter/gather entries' lengths.
+ */
+static u64 srpt_wr_bytes(const struct ib_send_wr *wr)
+{
+	u64 bytes = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++)
+		bytes += wr->sg_list[i].length;
+	return bytes;
+}
+
+/**
+ * srpt_signal_progress() - signal a command's work requests about every MiB
+ * @ch: RDMA channel
+ * @first: first work request of the command's RDMA transfers
+ * @end: what follows the last of them: NULL or the response
+ *
+ * rdma_rw splits each descriptor's transfer into work requests of at most
+ * max_sge entries or one memory registration each, and only the last work
+ * request of the command completes for the command. Signals for the
+ * channel's progress_cqe each work request before that last one whose end
+ * reaches or crosses a multiple of %SRPT_PROGRESS_BYTES of the command's
+ * data (srpt_wr_progress()), so that a long transfer, one descriptor or
+ * many, shows progress to max_hw_pending_time. Each is one of the slots
+ * the command reserved already; memory registrations and invalidations
+ * move no data and are never signaled.
+ */
+static void srpt_signal_progress(struct srpt_rdma_ch *ch,
+				 struct ib_send_wr *first,
+				 const struct ib_send_wr *end)
+{
+	struct ib_send_wr *wr;
+	u64 done = 0, prev;
+
+	for (wr = first; wr != end && wr->next != end; wr = wr->next) {
+		prev = done;
+		done += srpt_wr_bytes(wr);
+		if (!srpt_wr_progress(prev, done))
+			continue;
+		wr->wr_cqe = &ch->progress_cqe;
+		wr->send_flags |= IB_SEND_SIGNALED;
+	}
+}
+
+/**
+ * srpt_chain_rw_ctxs() - chain the RDMA transfers of a command
+ * @ch: RDMA channel
+ * @ioctx: command with @ioctx->n_rw_ctx transfers
+ * @cqe: completion entry of the last transfer when @next is NULL
+ * @next: work request to chain behind the last transfer, or NULL
+ *
+ * Only the last work request of the command is signaled for the command;
+ * srpt_signal_progress() signals about one per MiB before it.
+ *
+ * Return: the first work request of the chain (@next when there is no
+ * transfer).
+ */
+static struct ib_send_wr *srpt_chain_rw_ctxs(struct srpt_rdma_ch *ch,
+					     struct srpt_send_ioctx *ioctx,
+					     struct ib_cqe *cqe,
+					     struct ib_send_wr *next)
+{
+	u32 port = ch->sport->port;
+	struct ib_send_wr *first = next;
+	int i;
+
+	for (i = ioctx->n_rw_ctx - 1; i >= 0; i--)
+		first = rdma_rw_ctx_wrs(&ioctx->rw_ctxs[i].rw, ch->qp, port,
+					first ? NULL : cqe, first);
+	srpt_signal_progress(ch, first, next);
+	return first;
+}
+
+/**
  * srpt_post_rdma_read() - post the RDMA READs of a write command
  * @ioctx: send context whose send-queue slots are reserved
  *
@@ -6122,14 +6254,11 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 static int srpt_post_rdma_read(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
-	struct ib_send_wr *first = NULL;
-	int i, ret;
+	struct ib_send_wr *first;
+	int ret;
 
 	ioctx->rdma_cqe.done = srpt_rdma_read_done;
-	for (i = ioctx->n_rw_ctx - 1; i >= 0; i--)
-		first = rdma_rw_ctx_wrs(&ioctx->rw_ctxs[i].rw, ch->qp,
-					ch->sport->port,
-					first ? NULL : &ioctx->rdma_cqe, first);
+	first = srpt_chain_rw_ctxs(ch, ioctx, &ioctx->rdma_cqe, NULL);
 	ret = srpt_post_live(ch, first);
 	if (ret) {
 		if (ret != -ENOTCONN)
@@ -6339,15 +6468,13 @@ static void srpt_post_response(struct srpt_send_ioctx *ioctx)
 		.send_flags = IB_SEND_SIGNALED,
 	};
 	struct ib_send_wr *first = &send_wr;
-	int i, ret;
+	int ret;
 
 	ioctx->ioctx.cqe.done = srpt_send_done;
 	ib_dma_sync_single_for_device(sdev->device, ioctx->ioctx.dma,
 				      ioctx->rsp_len, DMA_TO_DEVICE);
 	if (ioctx->sq_wr_held > 1)
-		for (i = ioctx->n_rw_ctx - 1; i >= 0; i--)
-			first = rdma_rw_ctx_wrs(&ioctx->rw_ctxs[i].rw, ch->qp,
-						ch->sport->port, NULL, first);
+		first = srpt_chain_rw_ctxs(ch, ioctx, NULL, &send_wr);
 	ret = srpt_post_live(ch, first);
 	if (ret) {
 		if (ret != -ENOTCONN) {

@@ -276,10 +276,25 @@ enum {
 	SRPT_CONNECT_TIMEOUT_MS		= 10000,
 	/*
 	 * max_hw_pending_time: a live channel whose send queue has work
-	 * outstanding and no completion for this many seconds is closed
+	 * outstanding and no completion (the ones in the middle of a long
+	 * transfer included) for this many seconds is closed
 	 * (srpt_hw_pending_work(), which looks about once a second).
 	 */
 	SRPT_DEF_HW_PENDING_TIME	= 60,
+	/*
+	 * A command has one signaled work request at the end of all its
+	 * RDMA transfers; on a slow link (soft RDMA under KASAN moves about
+	 * 1 MiB/s) 64 MiB of them, in one descriptor or many, would complete
+	 * nothing for a minute and look stuck to max_hw_pending_time. So the
+	 * work request in the middle whose end reaches or crosses a multiple
+	 * of this many bytes of the command's data is signaled too
+	 * (srpt_signal_progress()); rdma_rw splits a transfer into work
+	 * requests of at most max_sge pages or one memory registration (256
+	 * pages) each, so this is about one completion more per MiB, which
+	 * costs nothing next to the data, and even that slow link then
+	 * completes something about once a second.
+	 */
+	SRPT_PROGRESS_BYTES		= 1024 * 1024,
 	SRPT_MAX_HW_PENDING_TIME	= 3600,
 	/*
 	 * comp_v_mask: completion vectors a port's mask can name (bits 0 to
@@ -486,12 +501,17 @@ struct srpt_ch_stats {
  * @cq_size: entries reserved in @cq
  * @comp_vector: completion vector of @cq, for the ACL's info attribute
  * @zw_cqe: completion entry of the zero-length write
+ * @progress_cqe: completion entry of the signaled work requests in the
+ *	middle of a command's RDMA transfers (srpt_signal_progress()); the
+ *	channel's, not the command's: such a work request may complete after
+ *	its command failed and its send context was reused
  * @kref: references; the last one frees the channel
  * @rq_size: receive ring size == credits granted at login
  * @sq_size: send queue size
  * @sq_wr_avail: free send-queue slots, protected by @lock
- * @sq_progress: jiffies of the last send-queue completion, or of the
- *	reservation that found the send queue empty, whichever came last;
+ * @sq_progress: jiffies of the last send-queue completion (those in the
+ *	middle of a long transfer included), or of the reservation that
+ *	found the send queue empty, whichever came last;
  *	protected by @lock (see srpt_ch_sq_stuck())
  * @max_ti_iu_len: largest IU the initiator accepts
  * @max_it_iu_len: largest IU the initiator sends (negotiated)
@@ -561,6 +581,7 @@ struct srpt_rdma_ch {
 	u32 cq_size;
 	int comp_vector;
 	struct ib_cqe zw_cqe;
+	struct ib_cqe progress_cqe;
 	struct kref kref;
 	int rq_size;
 	u32 sq_size;

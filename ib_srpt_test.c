@@ -5244,6 +5244,260 @@ static void srpt_test_sq_progress(struct kunit *test)
 	srpt_put_send_ioctx(io);
 }
 
+/**
+ * struct progress_case - one row of srpt_test_wr_progress
+ * @start: bytes of the command's data before a work request
+ * @end: bytes up to its end
+ * @signaled: whether it should be signaled
+ */
+struct progress_case {
+	u64 start;
+	u64 end;
+	bool signaled;
+};
+
+static const struct progress_case progress_cases[] = {
+	{ 0, 4096, false },
+	{ 0, SZ_1M - 1, false },
+	{ 0, SZ_1M, true },
+	{ SZ_1M - 1, SZ_1M, true },
+	{ SZ_1M, SZ_1M + 1, false },
+	{ SZ_1M, 2 * SZ_1M - 1, false },
+	{ SZ_512K, SZ_1M + SZ_512K, true },
+	{ 0, 3 * SZ_1M, true },
+	{ 63 * SZ_1M + 1, 64 * SZ_1M, true },
+	{ 64 * SZ_1M, 64 * SZ_1M, false },
+};
+
+static void progress_case_desc(const struct progress_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%llu..%llu", c->start, c->end);
+}
+
+KUNIT_ARRAY_PARAM(progress, progress_cases, progress_case_desc);
+
+static void srpt_test_wr_progress(struct kunit *test)
+{
+	const struct progress_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, srpt_wr_progress(c->start, c->end), c->signaled);
+}
+
+/*
+ * The rdma_rw context kind of a list of RDMA work requests: private to
+ * drivers/infiniband/core/rw.c (RDMA_RW_MULTI_WR, checked against Linux
+ * 6.12), and the kind that needs no QP, memory region or DMA mapping to
+ * chain. Were it to change, rdma_rw_ctx_wrs() would hit its BUG().
+ */
+#define SRPT_TEST_RW_MULTI_WR	1
+
+/**
+ * struct progress_shape - the work requests of a fake command
+ * @n: transfers (descriptors)
+ * @wrs: work requests per transfer
+ * @sges: scatter/gather entries per RDMA READ
+ * @sge_len: bytes per entry
+ * @reg: every other work request, from the first, is a memory
+ *	registration without entries, as rdma_rw's memory region path posts
+ */
+struct progress_shape {
+	int n;
+	int wrs;
+	int sges;
+	u32 sge_len;
+	bool reg;
+};
+
+/* A command on @ch shaped as @p. */
+static struct srpt_send_ioctx *progress_cmd(struct kunit *test,
+					    struct srpt_rdma_ch *ch,
+					    const struct progress_shape *p)
+{
+	struct srpt_send_ioctx *io = srpt_get_send_ioctx(ch);
+	int i, j, k;
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	io->rw_ctxs = kunit_kcalloc(test, p->n, sizeof(*io->rw_ctxs),
+				    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, io->rw_ctxs);
+	for (i = 0; i < p->n; i++) {
+		struct rdma_rw_ctx *rw = &io->rw_ctxs[i].rw;
+
+		rw->type = SRPT_TEST_RW_MULTI_WR;
+		rw->nr_ops = p->wrs;
+		rw->map.wrs = kunit_kcalloc(test, p->wrs, sizeof(*rw->map.wrs),
+					    GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, rw->map.wrs);
+		for (j = 0; j < p->wrs; j++) {
+			struct ib_send_wr *wr = &rw->map.wrs[j].wr;
+
+			if (j + 1 < p->wrs)
+				wr->next = &rw->map.wrs[j + 1].wr;
+			if (p->reg && !(j & 1)) {
+				wr->opcode = IB_WR_REG_MR;
+				continue;
+			}
+			wr->opcode = IB_WR_RDMA_READ;
+			wr->sg_list = kunit_kcalloc(test, p->sges,
+						    sizeof(*wr->sg_list),
+						    GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, wr->sg_list);
+			for (k = 0; k < p->sges; k++)
+				wr->sg_list[k].length = p->sge_len;
+			wr->num_sge = p->sges;
+		}
+	}
+	io->n_rw_ctx = p->n;
+	io->n_rdma = p->n * p->wrs;
+	return io;
+}
+
+/*
+ * Walks the @n work requests before @end of a chain built by
+ * srpt_chain_rw_ctxs() and returns a bit mask of those signaled for the
+ * channel's progress.
+ */
+static u64 progress_signaled(struct kunit *test, struct srpt_rdma_ch *ch,
+			     struct ib_send_wr *wr,
+			     const struct ib_send_wr *end, int n)
+{
+	u64 mask = 0;
+	int i;
+
+	for (i = 0; i < n; i++, wr = wr->next) {
+		KUNIT_ASSERT_NOT_NULL(test, wr);
+		KUNIT_ASSERT_PTR_NE(test, wr, end);
+		if (!(wr->send_flags & IB_SEND_SIGNALED) ||
+		    wr->wr_cqe != &ch->progress_cqe)
+			continue;
+		mask |= BIT_ULL(i);
+	}
+	KUNIT_EXPECT_PTR_EQ(test, wr, end);
+	return mask;
+}
+
+/*
+ * Builds the chain of a command shaped as @p both ways, for a write
+ * (its last work request signaled for the command) and for a read
+ * (chained to the response, unsignaled), and expects @mask to be
+ * signaled for progress in both.
+ */
+static void progress_expect(struct kunit *test, const struct progress_shape *p,
+			    u64 mask)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 2);
+	struct srpt_send_ioctx *io = progress_cmd(test, ch, p);
+	struct ib_send_wr rsp = {}, *first, *last;
+
+	first = srpt_chain_rw_ctxs(ch, io, &io->rdma_cqe, NULL);
+	KUNIT_EXPECT_EQ(test, progress_signaled(test, ch, first, NULL,
+						p->n * p->wrs), mask);
+	last = &io->rw_ctxs[p->n - 1].rw.map.wrs[p->wrs - 1].wr;
+	KUNIT_EXPECT_PTR_EQ(test, last->wr_cqe, &io->rdma_cqe);
+	KUNIT_EXPECT_TRUE(test, last->send_flags & IB_SEND_SIGNALED);
+	srpt_put_send_ioctx(io);
+
+	io = progress_cmd(test, ch, p);
+	first = srpt_chain_rw_ctxs(ch, io, NULL, &rsp);
+	KUNIT_EXPECT_EQ(test, progress_signaled(test, ch, first, &rsp,
+						p->n * p->wrs), mask);
+	last = &io->rw_ctxs[p->n - 1].rw.map.wrs[p->wrs - 1].wr;
+	KUNIT_EXPECT_FALSE(test, last->send_flags & IB_SEND_SIGNALED);
+	srpt_put_send_ioctx(io);
+}
+
+/*
+ * Eight 384 KiB descriptors of three 128 KiB work requests each: work
+ * requests 7 and 15 end at 1 and 2 MiB; the 24th ends at 3 MiB, but it
+ * is the command's last.
+ */
+static void srpt_test_chain_rw_ctxs(struct kunit *test)
+{
+	const struct progress_shape p = { 8, 3, 1, SZ_128K, false };
+
+	progress_expect(test, &p, BIT_ULL(7) | BIT_ULL(15));
+}
+
+/*
+ * One direct 16 MiB descriptor of 64 work requests of two 128 KiB entries:
+ * every fourth is signaled, 15 in all (the 64th is the command's last).
+ * One 4 MiB descriptor in memory regions of 1 MiB: the READs after the
+ * first three registrations, never a registration.
+ */
+static void srpt_test_chain_rw_ctxs_one_desc(struct kunit *test)
+{
+	const struct progress_shape direct = { 1, 64, 2, SZ_128K, false };
+	const struct progress_shape mr = { 1, 8, 1, SZ_1M, true };
+	u64 mask = 0;
+	int i;
+
+	for (i = 3; i < 63; i += 4)
+		mask |= BIT_ULL(i);
+	progress_expect(test, &direct, mask);
+	progress_expect(test, &mr, BIT_ULL(1) | BIT_ULL(3) | BIT_ULL(5));
+}
+
+/*
+ * Commands with nothing to signal before their last work request: 255
+ * descriptors of 4 KiB (less than a MiB), two of 512 KiB (the MiB ends
+ * with the last work request), one 64 MiB work request.
+ */
+static void srpt_test_chain_rw_ctxs_unchanged(struct kunit *test)
+{
+	static const struct progress_shape shapes[] = {
+		{ SRPT_MAX_DESCS, 1, 1, SZ_4K, false },
+		{ 2, 2, 1, SZ_256K, false },
+		{ 1, 1, 1, SZ_64M, false },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(shapes); i++)
+		progress_expect(test, &shapes[i], 0);
+}
+
+/* A command without transfers: the chain is the response alone. */
+static void srpt_test_chain_rw_ctxs_none(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 2);
+	struct srpt_send_ioctx *io = srpt_get_send_ioctx(ch);
+	struct ib_send_wr rsp = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	KUNIT_EXPECT_PTR_EQ(test, srpt_chain_rw_ctxs(ch, io, NULL, &rsp), &rsp);
+	KUNIT_EXPECT_FALSE(test, rsp.send_flags & IB_SEND_SIGNALED);
+	srpt_put_send_ioctx(io);
+}
+
+/*
+ * A progress completion is progress; a flushed one is not and changes
+ * nothing; a failed one is not either, and closes the channel.
+ */
+static void srpt_test_progress_done(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, 2);
+	struct ib_wc wc = {
+		.wr_cqe = &ch->progress_cqe,
+		.status = IB_WC_WR_FLUSH_ERR,
+		.qp = ch->qp,
+	};
+	const unsigned long old = jiffies - 10 * HZ;
+
+	ch->sq_progress = old;
+	srpt_progress_done(ch->cq, &wc);
+	KUNIT_EXPECT_EQ(test, ch->sq_progress, old);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_LIVE);
+	wc.status = IB_WC_SUCCESS;
+	srpt_progress_done(ch->cq, &wc);
+	KUNIT_EXPECT_TRUE(test, time_after(ch->sq_progress, old));
+
+	ch->sq_progress = old;
+	wc.status = IB_WC_REM_ACCESS_ERR;
+	srpt_progress_done(ch->cq, &wc);
+	KUNIT_EXPECT_EQ(test, ch->sq_progress, old);
+	KUNIT_EXPECT_EQ(test, ch->state, CH_DRAINING);
+	KUNIT_EXPECT_EQ(test, srpt_fake.qp_state, IB_QPS_ERR);
+}
+
 KUNIT_DEFINE_ACTION_WRAPPER(srpt_test_cancel_dwork, cancel_delayed_work_sync,
 			    struct delayed_work *);
 
@@ -5680,6 +5934,12 @@ static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_pick_comp_vector),
 	KUNIT_CASE(srpt_test_next_comp_vector),
 	KUNIT_CASE(srpt_test_set_comp_v_mask),
+	KUNIT_CASE_PARAM(srpt_test_wr_progress, progress_gen_params),
+	KUNIT_CASE(srpt_test_chain_rw_ctxs),
+	KUNIT_CASE(srpt_test_chain_rw_ctxs_one_desc),
+	KUNIT_CASE(srpt_test_chain_rw_ctxs_unchanged),
+	KUNIT_CASE(srpt_test_chain_rw_ctxs_none),
+	KUNIT_CASE(srpt_test_progress_done),
 	{}
 };
 
