@@ -289,10 +289,12 @@ enum {
 	 * work request in the middle whose end reaches or crosses a multiple
 	 * of this many bytes of the command's data is signaled too
 	 * (srpt_signal_progress()); rdma_rw splits a transfer into work
-	 * requests of at most max_sge pages or one memory registration (256
-	 * pages) each, so this is about one completion more per MiB, which
-	 * costs nothing next to the data, and even that slow link then
-	 * completes something about once a second.
+	 * requests of at most max_sge DMA segments or one memory
+	 * registration (256 pages) each, so this is about one completion
+	 * more per MiB, which costs nothing next to the data, and even that
+	 * slow link then completes something about once a second. A segment
+	 * is a page unless an IOMMU merged pages into a longer one; then one
+	 * work request, and the gap between two completions, can be longer.
 	 */
 	SRPT_PROGRESS_BYTES		= 1024 * 1024,
 	SRPT_MAX_HW_PENDING_TIME	= 3600,
