@@ -382,11 +382,11 @@ static int wait_rsp(struct conn *c, uint64_t tag, int tmo, struct ev **out, char
 }
 
 /* one SCSI command with retries on UNIT ATTENTION; returns status or -1 */
-static int scsi_cmd(struct conn *c, const char *op, uint64_t lba, uint64_t blocks, uint64_t off,
-		    uint32_t seed, char *err, size_t errlen)
+static int scsi_cmd(struct conn *c, const char *op, uint64_t lun, uint64_t lba, uint64_t blocks,
+		    uint64_t off, uint32_t seed, char *err, size_t errlen)
 {
-	char a1[32], a2[32], a3[32], a4[32], a5[48];
-	char *tok[6] = { a1, a2, a3, a4, a5, NULL };
+	char a1[32], a2[32], a3[32], a4[32], a5[48], a6[32];
+	char *tok[7] = { a1, a2, a3, a4, a5, a6, NULL };
 	struct kvs k;
 	uint8_t buf[256];
 	int len, try, st = -1;
@@ -401,7 +401,8 @@ static int scsi_cmd(struct conn *c, const char *op, uint64_t lba, uint64_t block
 		snprintf(a3, sizeof(a3), "blocks=%llu", (unsigned long long)blocks);
 		snprintf(a4, sizeof(a4), "off=%llu", (unsigned long long)off);
 		snprintf(a5, sizeof(a5), "fmt=direct");
-		kv_init(&k, tok, 5);
+		snprintf(a6, sizeof(a6), "lun=%llu", (unsigned long long)lun);
+		kv_init(&k, tok, 6);
 		if (build_cmd(c, &k, buf, sizeof(buf), &len, tag, seed, err, errlen))
 			return -1;
 		if (!strncmp(op, "read", 4))
@@ -435,7 +436,8 @@ static int scsi_cmd(struct conn *c, const char *op, uint64_t lba, uint64_t block
 	return st;
 }
 
-static int do_io(struct conn *c, uint64_t lba, uint64_t blocks, uint32_t seed, char *err, size_t errlen)
+static int do_io(struct conn *c, uint64_t lun, uint64_t lba, uint64_t blocks, uint32_t seed,
+		 char *err, size_t errlen)
 {
 	size_t n = blocks * 512;
 	uint8_t *want;
@@ -449,9 +451,9 @@ static int do_io(struct conn *c, uint64_t lba, uint64_t blocks, uint32_t seed, c
 		snprintf(err, errlen, "io: data buffer too small");
 		return -1;
 	}
-	if (scsi_cmd(c, "write10", lba, blocks, 0, seed, err, errlen))
+	if (scsi_cmd(c, "write10", lun, lba, blocks, 0, seed, err, errlen))
 		return -1;
-	if (scsi_cmd(c, "read10", lba, blocks, n, seed, err, errlen))
+	if (scsi_cmd(c, "read10", lun, lba, blocks, n, seed, err, errlen))
 		return -1;
 	want = malloc(n);
 	if (!want)
@@ -1656,10 +1658,11 @@ static int step_io(struct rt *r, char **tok, int n)
 {
 	struct kvs k;
 	struct evalctx x = { .c = r->cur };
-	uint64_t lba = 4096 + (uint64_t)r->idx * 16, blocks = 8, seed = r->seed + 7;
+	uint64_t lba = 4096 + (uint64_t)r->idx * 16, blocks = 8, seed = r->seed + 7, lun = 0;
 
 	kv_init(&k, tok, n);
-	if (kv_num(&k, &x, "lba", &lba, r->err, sizeof(r->err)) < 0 ||
+	if (kv_num(&k, &x, "lun", &lun, r->err, sizeof(r->err)) < 0 ||
+	    kv_num(&k, &x, "lba", &lba, r->err, sizeof(r->err)) < 0 ||
 	    kv_num(&k, &x, "blocks", &blocks, r->err, sizeof(r->err)) < 0 ||
 	    kv_num(&k, &x, "seed", &seed, r->err, sizeof(r->err)) < 0)
 		return -1;
@@ -1667,7 +1670,7 @@ static int step_io(struct rt *r, char **tok, int n)
 		r->cur = rt_conn(r, kv_get(&k, "conn"));
 	if (kv_unused(&k, r->err, sizeof(r->err)))
 		return -1;
-	if (do_io(r->cur, lba, blocks, (uint32_t)seed, r->err, sizeof(r->err)))
+	if (do_io(r->cur, lun, lba, blocks, (uint32_t)seed, r->err, sizeof(r->err)))
 		return -1;
 	return 0;
 }
@@ -1914,7 +1917,7 @@ static int health(int idx, char *err, size_t errlen)
 		snprintf(err, errlen, "health login: %s", got);
 		goto out;
 	}
-	if (do_io(c, 1024 + (uint64_t)(idx % 256) * 8, 8, 0x5eed0000u + idx, err, errlen))
+	if (do_io(c, 0, 1024 + (uint64_t)(idx % 256) * 8, 8, 0x5eed0000u + idx, err, errlen))
 		goto out;
 	ret = 0;
 out:
