@@ -628,6 +628,21 @@ nullblk_setup() {
 	wait_for 10 test -b /dev/nullb$((count - 1))
 }
 
+# nullb_slow_setup NAME MIB NSEC: make a null_blk device /dev/NAME of MIB
+# MiB through null_blk's configfs (null_blk must be loaded), with memory
+# behind it. Each request completes NSEC ns after it was submitted (timer
+# completion). teardown_all removes it.
+nullb_slow_setup() {
+	local d=/sys/kernel/config/nullb/$1
+	mkdir "$d" || return
+	sysfs_write "$d/size" "$2" || return
+	sysfs_write "$d/memory_backed" 1 || return
+	sysfs_write "$d/irqmode" 2 || return
+	sysfs_write "$d/completion_nsec" "$3" || return
+	sysfs_write "$d/power" 1 || return
+	wait_for 10 test -b "/dev/$1"
+}
+
 # backstore_iblock NAME DEV: create an iblock backstore NAME on block device
 # DEV and print its configfs path.
 backstore_iblock() {
@@ -1094,7 +1109,8 @@ targetcli_run() {
 # teardown_all: undo everything these helpers may have set up: log out all
 # ib_srp sessions, unload ib_srp, remove the ib_srpt configfs tree and the
 # LIO backstores, unload ib_srpt (within $UNLOAD_TIMEOUT s), remove
-# device-mapper devices named srpt_*, unload brd and null_blk, and delete the
+# device-mapper devices named srpt_*, remove null_blk's configfs devices,
+# unload brd and null_blk, and delete the
 # soft RDMA devices. The runner calls it after every test.
 # Returns non-zero if something could not be undone.
 teardown_all() {
@@ -1109,6 +1125,11 @@ teardown_all() {
 	for m in /sys/block/dm-*/dm/name; do
 		[[ -f $m && $(<"$m") == srpt_* ]] || continue
 		dmsetup remove --noudevsync "$(<"$m")" || rc=1
+	done
+	# null_blk devices made through its configfs (nullb_slow_setup)
+	for m in /sys/kernel/config/nullb/*/; do
+		[[ -d $m ]] || continue
+		rmdir "$m" || rc=1
 	done
 	for m in brd null_blk; do
 		[[ -d /sys/module/$m ]] && { rmmod "$m" || rc=1; }

@@ -62,19 +62,30 @@ else
 fi
 # LUN 0: 64 MiB brd. ACLs: our IPv4 address and our initiator port ID.
 srpt_setup -b brd -s 64 -a "$IPV4" -a "0x$INIT_ID"
-# LUN 1: an 8 GiB null_blk without memory behind it, big enough for a
-# near-4-GiB write (the immediate-data length overflow case).
-# Without null_blk the cases that need LUN 1 skip ("requires HAVE_LUN1"),
-# and under CI=true the test fails here.
-if nullblk_setup 8; then
-	so=$(backstore_iblock srpt_null_big /dev/nullb0)
-	lun=$(srpt_add_lun "$SRPT_TPG" "$so" 1)
+# map_lun N SO: export backstore SO as LUN N, mapped in every ACL so far.
+map_lun() {
+	local lun acl
+	lun=$(srpt_add_lun "$SRPT_TPG" "$2" "$1")
 	for acl in "$SRPT_TPG"/acls/*/; do
 		acl=${acl%/}
-		mkdir "$acl/lun_1"
-		ln -s "$lun" "$acl/lun_1/lun_1"
+		mkdir "$acl/lun_$1"
+		ln -s "$lun" "$acl/lun_$1/lun_$1"
 	done
+}
+# LUN 1: an 8 GiB null_blk without memory behind it, big enough for a
+# near-4-GiB write (the immediate-data length overflow case).
+# LUN 2: 16 MiB of null_blk whose every request takes 1 s, for the cases
+# that abort commands while the backstore runs them (tsk-*-running*).
+# Without null_blk the cases that need them skip ("requires HAVE_LUN1",
+# "HAVE_SLOW_LUN"), and under CI=true the test fails here.
+if nullblk_setup 8; then
+	so=$(backstore_iblock srpt_null_big /dev/nullb0)
+	map_lun 1 "$so"
 	export HAVE_LUN1=1
+	nullb_slow_setup srpt_slow 16 1000000000 || die "cannot make the slow null_blk device"
+	so=$(backstore_iblock srpt_slow /dev/srpt_slow)
+	map_lun 2 "$so"
+	export HAVE_SLOW_LUN=1
 else
 	rc=0
 	missing_feature "no null_blk device for LUN 1: the cases that need it skip" || rc=$?
