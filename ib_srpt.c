@@ -6726,6 +6726,51 @@ static int srpt_get_tcm_cmd_state(struct se_cmd *cmd)
 }
 
 /**
+ * srpt_end_task_attr() - end the task attribute of a command LIO aborted
+ * @cmd: SCSI target command, handed back by LIO's abort path
+ *
+ * LIO counts the SIMPLE and HEAD OF QUEUE commands that run on a device
+ * and marks the ORDERED one that runs alone, and holds an ORDERED command
+ * (and every command after it) back until the count is zero and no other
+ * ORDERED command runs. It takes a command off that accounting when the
+ * command completes normally or fails, but in 6.12 not when a task
+ * management function aborted it after it had started to run: the count
+ * then never returns to zero, or the mark stays, and the next ORDERED
+ * command - with every command received after it and every LOGICAL UNIT
+ * RESET that would abort them - waits for ever. An initiator could so hang
+ * a logical unit for every initiator with one ORDERED command.
+ *
+ * LIO hands such a command to this driver exactly once, through
+ * aborted_task or (TAS) queue_status, with SCF_TASK_ATTR_SET still set;
+ * a completed or failed command has had the flag cleared by LIO already.
+ * This function does what LIO leaves out and clears the flag, so the
+ * command is taken off at most once.
+ */
+static void srpt_end_task_attr(struct se_cmd *cmd)
+{
+	struct se_device *dev = cmd->se_dev;
+
+	if (!dev || !(cmd->se_cmd_flags & SCF_TASK_ATTR_SET))
+		return;
+	cmd->se_cmd_flags &= ~SCF_TASK_ATTR_SET;
+	switch (cmd->sam_task_attr) {
+	case TCM_SIMPLE_TAG:
+	case TCM_HEAD_TAG:
+		atomic_dec_mb(&dev->non_ordered);
+		break;
+	case TCM_ORDERED_TAG:
+		spin_lock(&dev->delayed_cmd_lock);
+		dev->ordered_sync_in_progress = false;
+		spin_unlock(&dev->delayed_cmd_lock);
+		break;
+	default:
+		break;
+	}
+	if (atomic_read(&dev->delayed_cmd_count) > 0)
+		schedule_work(&dev->delayed_cmd_work);
+}
+
+/**
  * srpt_queue_data_in() - send read data and status
  * @cmd: SCSI target command
  *
@@ -6741,6 +6786,9 @@ static int srpt_queue_data_in(struct se_cmd *cmd)
  * srpt_queue_status() - send status only
  * @cmd: SCSI target command
  *
+ * Also the TASK ABORTED status of a command that another I_T nexus
+ * aborted (TAS), which srpt_end_task_attr() takes off LIO's accounting.
+ *
  * Return: 0.
  */
 static int srpt_queue_status(struct se_cmd *cmd)
@@ -6748,6 +6796,7 @@ static int srpt_queue_status(struct se_cmd *cmd)
 	struct srpt_send_ioctx *ioctx =
 		container_of(cmd, struct srpt_send_ioctx, cmd);
 
+	srpt_end_task_attr(cmd);
 	ioctx->status_only = true;
 	srpt_queue_response(cmd);
 	return 0;
@@ -6773,6 +6822,7 @@ static void srpt_aborted_task(struct se_cmd *cmd)
 	struct srpt_send_ioctx *ioctx =
 		container_of(cmd, struct srpt_send_ioctx, cmd);
 
+	srpt_end_task_attr(cmd);
 	atomic64_inc(&ioctx->ch->stats.aborts);
 	trace_srpt_aborted(ioctx->ch->peer, ioctx->ch->cid, ioctx->tag);
 	srpt_cmd_state_done(ioctx);

@@ -5900,6 +5900,77 @@ static void srpt_test_set_comp_v_mask(struct kunit *test)
 			min_t(u32, num_online_cpus(), SRPT_COMP_V_BITS));
 }
 
+/* LIO's delayed work, as srpt_end_task_attr() schedules it: counts runs. */
+static atomic_t srpt_test_delayed_runs;
+
+static void srpt_test_delayed_work(struct work_struct *w)
+{
+	atomic_inc(&srpt_test_delayed_runs);
+}
+
+/*
+ * A command LIO aborted after it had started to run leaves LIO's task
+ * attribute accounting once, and only when LIO left it there; the delayed
+ * commands are restarted when there are any.
+ */
+static void srpt_test_end_task_attr(struct kunit *test)
+{
+	struct se_device *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	struct se_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	spin_lock_init(&dev->delayed_cmd_lock);
+	INIT_WORK(&dev->delayed_cmd_work, srpt_test_delayed_work);
+	atomic_set(&srpt_test_delayed_runs, 0);
+	cmd->se_dev = dev;
+
+	/* SIMPLE and HEAD OF QUEUE: the running count drops, once. */
+	atomic_set(&dev->non_ordered, 2);
+	cmd->sam_task_attr = TCM_SIMPLE_TAG;
+	cmd->se_cmd_flags = SCF_TASK_ATTR_SET | SCF_ACK_KREF;
+	srpt_end_task_attr(cmd);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->non_ordered), 1);
+	KUNIT_EXPECT_EQ(test, cmd->se_cmd_flags, SCF_ACK_KREF);
+	srpt_end_task_attr(cmd);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->non_ordered), 1);
+	cmd->sam_task_attr = TCM_HEAD_TAG;
+	cmd->se_cmd_flags = SCF_TASK_ATTR_SET;
+	srpt_end_task_attr(cmd);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->non_ordered), 0);
+	flush_work(&dev->delayed_cmd_work);
+	KUNIT_EXPECT_EQ(test, atomic_read(&srpt_test_delayed_runs), 0);
+
+	/* ORDERED: the mark goes and the delayed commands are restarted. */
+	dev->ordered_sync_in_progress = true;
+	atomic_set(&dev->delayed_cmd_count, 1);
+	cmd->sam_task_attr = TCM_ORDERED_TAG;
+	cmd->se_cmd_flags = SCF_TASK_ATTR_SET;
+	srpt_end_task_attr(cmd);
+	flush_work(&dev->delayed_cmd_work);
+	KUNIT_EXPECT_FALSE(test, dev->ordered_sync_in_progress);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->non_ordered), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&srpt_test_delayed_runs), 1);
+
+	/* LIO took the command off itself (flag clear): nothing changes. */
+	dev->ordered_sync_in_progress = true;
+	cmd->se_cmd_flags = 0;
+	srpt_end_task_attr(cmd);
+	flush_work(&dev->delayed_cmd_work);
+	KUNIT_EXPECT_TRUE(test, dev->ordered_sync_in_progress);
+	KUNIT_EXPECT_EQ(test, atomic_read(&srpt_test_delayed_runs), 1);
+	atomic_set(&dev->non_ordered, 1);
+	cmd->sam_task_attr = TCM_SIMPLE_TAG;
+	srpt_end_task_attr(cmd);
+	KUNIT_EXPECT_EQ(test, atomic_read(&dev->non_ordered), 1);
+
+	/* A command without a device (refused before LUN lookup). */
+	cmd->se_dev = NULL;
+	cmd->se_cmd_flags = SCF_TASK_ATTR_SET;
+	srpt_end_task_attr(cmd);
+	KUNIT_EXPECT_EQ(test, cmd->se_cmd_flags, SCF_TASK_ATTR_SET);
+}
+
 static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_close_during_login),
 	KUNIT_CASE(srpt_test_login_end_without_close),
@@ -5940,6 +6011,7 @@ static struct kunit_case srpt_credit_test_cases[] = {
 	KUNIT_CASE(srpt_test_chain_rw_ctxs_unchanged),
 	KUNIT_CASE(srpt_test_chain_rw_ctxs_none),
 	KUNIT_CASE(srpt_test_progress_done),
+	KUNIT_CASE(srpt_test_end_task_attr),
 	{}
 };
 
