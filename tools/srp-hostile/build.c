@@ -232,7 +232,18 @@ int parse_hex(const char *s, uint8_t *out, int max)
 	return hexbytes(s, out, max);
 }
 
-/* apply @OFF[:16|:32|:64]=VALUE overrides */
+/* poke_get: the WIDTH-bit big-endian value at P */
+static uint64_t poke_get(const uint8_t *p, int width)
+{
+	switch (width) {
+	case 16: return get_be16(p);
+	case 32: return get_be32(p);
+	case 64: return get_be64(p);
+	}
+	return p[0];
+}
+
+/* apply @OFF[:16|:32|:64]=VALUE overrides; VALUE ^MASK flips MASK's bits */
 int apply_pokes(struct kvs *k, struct evalctx *x, uint8_t *buf, int *len, int max, char *err, size_t errlen)
 {
 	int i;
@@ -240,8 +251,9 @@ int apply_pokes(struct kvs *k, struct evalctx *x, uint8_t *buf, int *len, int ma
 	for (i = 0; i < k->n; i++) {
 		char key[64];
 		char *colon;
+		const char *val;
 		uint64_t off, v;
-		int width = 8;
+		int width = 8, flip;
 
 		if (k->key[i][0] != '@')
 			continue;
@@ -252,12 +264,16 @@ int apply_pokes(struct kvs *k, struct evalctx *x, uint8_t *buf, int *len, int ma
 			*colon = 0;
 			width = atoi(colon + 1);
 		}
-		if (eval(x, key, &off) || !k->val[i] || eval(x, k->val[i], &v) ||
+		val = k->val[i];
+		flip = val && val[0] == '^';
+		if (eval(x, key, &off) || !val || eval(x, val + flip, &v) ||
 		    (width != 8 && width != 16 && width != 32 && width != 64) ||
 		    off + width / 8 > (uint64_t)max) {
 			snprintf(err, errlen, "bad override %s", k->key[i]);
 			return -1;
 		}
+		if (flip)
+			v ^= poke_get(buf + off, width);
 		switch (width) {
 		case 8: buf[off] = (uint8_t)v; break;
 		case 16: put_be16(buf + off, (uint16_t)v); break;

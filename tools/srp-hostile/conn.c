@@ -166,12 +166,16 @@ struct conn *conn_alloc(void)
 	return NULL;
 }
 
+void (*g_ev_hook)(const struct conn *c, enum ev_type t, const uint8_t *data, int len);
+
 void ev_push(struct conn *c, enum ev_type t, const uint8_t *data, int len)
 {
 	struct ev *e = calloc(1, sizeof(*e)), **pp;
 
 	if (!e)
 		abort();
+	if (g_ev_hook)
+		g_ev_hook(c, t, data, len);
 	e->type = t;
 	if (len > 0) {
 		e->data = malloc(len);
@@ -834,6 +838,25 @@ int conn_start(struct conn *c, const struct login_opts *o, char *err, size_t err
 	if (rdma_connect(c->id, &c->cp))
 		return conn_fail(c, err, errlen, "rdma_connect: %s", strerror(errno));
 	return 0;
+}
+
+/*
+ * conn_fake: a connection that only pretends to be logged in (srp-hostile
+ * -D): sizes and the immediate data offset of O, no device, no buffers (IUs
+ * are built against a data buffer at address 0 with rkey 0), CREDITS
+ * credits, max_it_iu_len MAX_IT. conn_destroy() frees it as any other.
+ */
+void conn_fake(struct conn *c, const struct login_opts *o, int credits, uint32_t max_it)
+{
+	conn_set_sizes(c, o);
+	c->st = CS_EST;
+	c->have_lrsp = 1;
+	c->lrsp_req_lim = (uint32_t)credits;
+	c->req_lim = credits;
+	c->max_it = max_it;
+	c->max_ti = max_it;
+	c->lbuf_fmt = SRPW_BUF_DIRECT | SRPW_BUF_INDIRECT;
+	c->cm_est = 1;
 }
 
 int conn_wait_login(struct conn *c, int tmo_ms)

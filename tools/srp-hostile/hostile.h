@@ -167,6 +167,9 @@ void vlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* conn.c */
 int  cm_init(void);
 void ev_push(struct conn *c, enum ev_type t, const uint8_t *data, int len);
+/* called for every event before it is queued (fuzz.c counts them) */
+extern void (*g_ev_hook)(const struct conn *c, enum ev_type t, const uint8_t *data, int len);
+void conn_fake(struct conn *c, const struct login_opts *o, int credits, uint32_t max_it);
 void conn_take_answer(struct conn *c, int established, const uint8_t *pd, int len);
 int  conn_setup_buffers(struct conn *c, char *err, size_t errlen);
 struct ibv_context *conn_verbs(const struct conn *c);
