@@ -29,6 +29,8 @@ struct cfg g_cfg;
 #define MAXDEF 128
 #define MAXTOK 64
 #define IUMAX (1 << 16)
+/* the credits of a connection that -D only pretends to log in */
+#define DRY_CREDITS 128
 
 struct kase {
 	char name[96];
@@ -58,6 +60,7 @@ struct rt {
 	int skip;
 	uint32_t seed;
 	const char *rest;       /* the current step's text after its name */
+	int sent;               /* IUs the last send step sent */
 };
 
 static void rt_fail(struct rt *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -621,7 +624,9 @@ static int login_one(struct rt *r, const struct login_step *ls, int i)
 	rt_add(r, c);
 	put_be64(o.login.init_id,
 		 get_be64(o.login.init_id) + (uint64_t)i * ls->id_step);
-	if (conn_start(c, &o, err, sizeof(err)))
+	if (g_cfg.dry)
+		conn_fake(c, &o, DRY_CREDITS, g_cfg.max_req);
+	else if (conn_start(c, &o, err, sizeof(err)))
 		snprintf(c->failwhy, sizeof(c->failwhy), "%.150s", err);
 	if (ls->nowait)
 		return 0;
@@ -785,6 +790,17 @@ static int step_expect_login(struct rt *r, char **tok, int n)
 	return kv_unused(&k, r->err, sizeof(r->err));
 }
 
+/* dry_iu: an IU that -D does not send, as "  iu LEN HEX" */
+static void dry_iu(const uint8_t *buf, int len)
+{
+	int i;
+
+	printf("  iu %d ", len);
+	for (i = 0; i < len; i++)
+		printf("%02x", buf[i]);
+	printf("\n");
+}
+
 static int step_send(struct rt *r, char **tok, int n)
 {
 	static uint8_t buf[IUMAX];
@@ -832,7 +848,7 @@ static int step_send(struct rt *r, char **tok, int n)
 			return -1;
 		if (i == 0 && kv_unused(&k, r->err, sizeof(r->err)))
 			return -1;
-		if (nocredit) {
+		if (nocredit && !g_cfg.dry) {
 			uint64_t end = now_ms() + tmo;
 
 			while (c->req_lim <= 0 && conn_alive(c) && now_ms() < end)
@@ -848,7 +864,9 @@ static int step_send(struct rt *r, char **tok, int n)
 			tag_add(c, t);
 		if (credit)
 			c->req_lim--;
-		if (conn_send(c, buf, len, (int)tmo, err, sizeof(err))) {
+		if (g_cfg.dry) {
+			dry_iu(buf, len);
+		} else if (conn_send(c, buf, len, (int)tmo, err, sizeof(err))) {
 			if (mayfail) {
 				vlog("send failed (allowed): %s", err);
 				vlog("matched: send %s failed at #%d", kind, i + 1);
@@ -857,6 +875,7 @@ static int step_send(struct rt *r, char **tok, int n)
 			rt_fail(r, "send %s #%d: %s", kind, i + 1, err);
 			return -1;
 		}
+		r->sent++;
 	}
 	if (mayfail)
 		vlog("matched: send %s sent %d", kind, (int)count);
@@ -1446,15 +1465,16 @@ static int step_drain(struct rt *r, char **tok, int n)
 	uint64_t ms = 10000, v;
 	const char *want, *st, *al;
 	struct conn *c = r->cur;
-	unsigned long good = 0, other = 0, al_n = 0, al_seen = 0;
-	int al_st = -1, i;
-	uint64_t end;
+	unsigned long good = 0, other = 0, al_n = 0, al_seen = 0, heard = 0;
+	int al_st = -1, i, has_quiet;
+	uint64_t end, quiet = 0, last;
 	uint8_t bad_st = 0;
 	unsigned long st_n[256] = { 0 };
 	char seen[512] = "";
 
 	kv_init(&k, tok, n);
-	if (kv_num(&k, &x, "ms", &ms, r->err, sizeof(r->err)) < 0)
+	has_quiet = kv_num(&k, &x, "quiet", &quiet, r->err, sizeof(r->err));
+	if (kv_num(&k, &x, "ms", &ms, r->err, sizeof(r->err)) < 0 || has_quiet < 0)
 		return -1;
 	want = kv_get(&k, "want");
 	st = kv_get(&k, "status");
@@ -1468,6 +1488,7 @@ static int step_drain(struct rt *r, char **tok, int n)
 	if (!c)
 		return 0;
 	end = now_ms() + ms;
+	last = now_ms();
 	for (;;) {
 		struct ev **pp = &c->evq;
 
@@ -1493,6 +1514,13 @@ static int step_drain(struct rt *r, char **tok, int n)
 		}
 		if (c->notags == 0 || !conn_alive(c) || now_ms() >= end)
 			break;
+		/* quiet=MS: nothing has arrived for MS ms, the rest is dropped */
+		if (c->nrsp + c->ncred + c->nother != heard) {
+			heard = c->nrsp + c->ncred + c->nother;
+			last = now_ms();
+		} else if (has_quiet && now_ms() - last >= quiet) {
+			break;
+		}
 	}
 	vlog("drain: %lu matching, %lu other responses, %d unanswered, channel %s", good, other,
 	     c->notags, conn_alive(c) ? "up" : "down");
@@ -1885,6 +1913,7 @@ static int run_step(struct rt *r, char *line)
 		rest++;
 	vlog("step: %s", line);
 	r->rest = rest;
+	r->sent = 0;
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
 		if (!strcmp(tok[0], steps[i].name))
 			return steps[i].run(r, tok + 1, n - 1);
@@ -1892,9 +1921,61 @@ static int run_step(struct rt *r, char *line)
 	return -1;
 }
 
+/* ---- a case run step by step (fuzz.c) ---- */
+
+/* rt_open: the context of a case numbered IDX whose steps come one by one */
+struct rt *rt_open(int idx)
+{
+	struct rt *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		abort();
+	r->idx = idx;
+	r->seed = 0x1000u + idx;
+	return r;
+}
+
+/*
+ * rt_step: run one step LINE (no macros) in R; 0 or -1 with ERR. *SENT
+ * gets the IUs a send step sent (also when it failed).
+ */
+int rt_step(struct rt *r, const char *line, int *sent, char *err, size_t errlen)
+{
+	char copy[4096];
+	int ret;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	r->err[0] = 0;
+	r->sent = 0;
+	ret = run_step(r, copy);
+	*sent = r->sent;
+	snprintf(err, errlen, "%s", ret ? r->err : "");
+	return ret;
+}
+
+/* rt_alive: R's current channel is up */
+int rt_alive(const struct rt *r)
+{
+	return r->cur && conn_alive(r->cur);
+}
+
+/* rt_close: tear R's channels down as after a case, then free R */
+void rt_close(struct rt *r)
+{
+	int i;
+
+	for (i = 0; i < r->nconn; i++)
+		conn_destroy(r->conns[i]);
+	for (i = 0; i < r->nfinally; i++)
+		free(r->finally[i]);
+	free(r);
+	if (!g_cfg.dry)
+		pump(20);
+}
+
 /* ---- health check and kernel log ---- */
 
-static int health(int idx, char *err, size_t errlen)
+int health(int idx, char *err, size_t errlen)
 {
 	struct login_opts o;
 	struct conn *c = conn_alloc();
@@ -1932,14 +2013,14 @@ static const char *const splat[] = {
 	"circular locking", "possible recursive locking",
 };
 
-static void kmsg_open(void)
+void kmsg_open(void)
 {
 	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
 	if (kmsg_fd >= 0)
 		lseek(kmsg_fd, 0, SEEK_END);
 }
 
-static int kmsg_check(char *err, size_t errlen)
+int kmsg_check(char *err, size_t errlen)
 {
 	char rec[8192];
 	int found = 0;
@@ -2055,7 +2136,16 @@ static void usage(void)
 {
 	fprintf(stderr,
 "usage: srp-hostile [options] CASEFILE [CASE-GLOB...] [!CASE-GLOB...]\n"
+"       srp-hostile [options] -z SEED [-N COUNT] [-b BATCH] [-j FIRST] [-D] [-w FILE]\n"
 "  (a case runs when it matches one CASE-GLOB, if any is given, and no !CASE-GLOB)\n"
+"  -z SEED     fuzz: send COUNT mutated IUs generated from SEED, in batches of\n"
+"              BATCH IUs, each followed by the health check (no CASEFILE)\n"
+"  -N COUNT    IUs to send (default 20000)\n"
+"  -b BATCH    IUs per batch (default 100)\n"
+"  -j FIRST    start at batch FIRST (batches are generated independently)\n"
+"  -D          dry run: print each batch's steps and IU bytes, send nothing\n"
+"              (no target needed)\n"
+"  -w FILE     append a failing batch to FILE as a case\n"
 "  -d ADDR     target IP address (required); with -T ibcm its GID, or an IPv4\n"
 "              address for its IPv4-mapped GID\n"
 "  -p PORT     target RDMA/CM port (default 5555)\n"
@@ -2112,10 +2202,15 @@ static void append(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* parse_args: options into g_cfg, *INITID and *LIST; exits on a bad one */
-static int parse_args(int argc, char **argv, const char **initid, int *list)
+/* parse_args: options into g_cfg, *INITID, *LIST and *FO; exits on a bad one */
+static int parse_args(int argc, char **argv, const char **initid, int *list,
+		      struct fuzz_opts *fo, int *fuzz)
 {
 	int opt;
+
+	fo->count = 20000;
+	fo->batch = 100;
+	fo->shrink = 1;
 
 	g_cfg.port = 5555;
 	g_cfg.tmo = 3000;
@@ -2123,8 +2218,14 @@ static int parse_args(int argc, char **argv, const char **initid, int *list)
 	g_cfg.health = 1;
 	g_cfg.max_req = 0;
 	snprintf(g_cfg.mode, sizeof(g_cfg.mode), "ring");
-	while ((opt = getopt(argc, argv, "d:p:s:g:i:m:t:n:o:M:T:XSFHklv")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:g:i:m:t:n:o:M:T:XSFHklvz:N:b:j:Dw:")) != -1) {
 		switch (opt) {
+		case 'z': fo->seed = strtoull(optarg, NULL, 0); *fuzz = 1; break;
+		case 'N': fo->count = strtoull(optarg, NULL, 0); break;
+		case 'b': fo->batch = atoi(optarg); break;
+		case 'j': fo->first = strtoull(optarg, NULL, 0); break;
+		case 'D': g_cfg.dry = 1; break;
+		case 'w': fo->save = optarg; break;
 		case 'T':
 			if (!strcmp(optarg, "ibcm"))
 				g_transport = TR_IBCM;
@@ -2159,7 +2260,9 @@ static int parse_args(int argc, char **argv, const char **initid, int *list)
 		default: usage();
 		}
 	}
-	if (optind >= argc || (strcmp(g_cfg.mode, "ring") && strcmp(g_cfg.mode, "srq")))
+	if ((!*fuzz && optind >= argc) || (*fuzz && optind < argc) ||
+	    (strcmp(g_cfg.mode, "ring") && strcmp(g_cfg.mode, "srq")) || fo->batch < 1 ||
+	    (g_cfg.dry && !*fuzz))
 		usage();
 	return 0;
 }
@@ -2319,11 +2422,23 @@ int main(int argc, char **argv)
 {
 	const char *initid = "0x0000000000000001000000000000abcd";
 	static struct tally t;
+	struct fuzz_opts fo = { 0 };
 	uint64_t t0 = now_ms();
 	char err[1024];
-	int list = 0, i;
+	int list = 0, fuzz = 0, i;
 
-	if (parse_args(argc, argv, &initid, &list) || load_cases(argv[optind]))
+	if (parse_args(argc, argv, &initid, &list, &fo, &fuzz))
+		return 2;
+	if (fuzz) {
+		if (!g_cfg.dry && !g_cfg.dst[0])
+			usage();
+		if (target_params(initid) || (!g_cfg.dry && cm_init()))
+			return 2;
+		if (!g_cfg.dry)
+			kmsg_open();
+		return fuzz_main(&fo);
+	}
+	if (load_cases(argv[optind]))
 		return 2;
 	if (list)
 		return list_cases(argc - optind - 1, argv + optind + 1);

@@ -32,6 +32,7 @@ struct cfg {
 	int keep_going;
 	int force;
 	char mode[8];           /* receive mode of the target: ring or srq */
+	int dry;                /* -D: build and print IUs, send nothing */
 };
 
 extern struct cfg g_cfg;
@@ -49,5 +50,26 @@ int build_cmd(struct conn *c, struct kvs *k, uint8_t *buf, int max, int *lenp,
 	      uint64_t tag, uint32_t seed, char *err, size_t errlen);
 int build_other(struct conn *c, const char *kind, struct kvs *k, uint8_t *buf, int max,
 		int *lenp, uint64_t tag, char *err, size_t errlen);
+
+/* run.c: a case run step by step, the health check, the kernel log */
+struct rt;
+struct rt *rt_open(int idx);
+int rt_step(struct rt *r, const char *line, int *sent, char *err, size_t errlen);
+int rt_alive(const struct rt *r);
+void rt_close(struct rt *r);
+int health(int idx, char *err, size_t errlen);
+void kmsg_open(void);
+int kmsg_check(char *err, size_t errlen);
+
+/* fuzz.c */
+struct fuzz_opts {
+	uint64_t seed;
+	uint64_t count;         /* IUs to send */
+	int batch;              /* IUs per batch */
+	uint64_t first;         /* the first batch */
+	int shrink;             /* drop IUs of a failing batch while it fails */
+	const char *save;       /* append the failing batch as a case to this file */
+};
+int fuzz_main(const struct fuzz_opts *fo);
 
 #endif

@@ -400,7 +400,7 @@ srpt_guid() {
 hostile_build() {
 	local dir=$1 sum
 	HOSTILE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../srp-hostile" && pwd)
-	sum=$(cd "$HOSTILE_DIR" && cat conn.c build.c run.c hostile.h run.h srp_wire.h srp_cm.c srp_cm.h ibcm.c ibcm.h ibcm_conn.c | sha256sum | cut -d' ' -f1)
+	sum=$(cd "$HOSTILE_DIR" && cat conn.c build.c run.c fuzz.c hostile.h run.h srp_wire.h srp_cm.c srp_cm.h ibcm.c ibcm.h ibcm_conn.c | sha256sum | cut -d' ' -f1)
 	if [[ -x $HOSTILE_DIR/srp-hostile && $(cat "$HOSTILE_DIR/srp-hostile.srcsum" 2>/dev/null) == "$sum" ]]; then
 		cp "$HOSTILE_DIR/srp-hostile" "$dir/"
 		log "using the host-built srp-hostile"
