@@ -17,7 +17,9 @@
 #              CI=true a missing shellcheck fails)
 #   harness    tools/testing/harness-selftest.sh: lib.sh's sub_case verdicts
 #              and the CI=true rule, on the host; srp-hostile -X, the
-#              IB/CM message self-test
+#              IB/CM message self-test; tools/srp-hostile/fuzz-dry-check.sh,
+#              the fuzz mode's generator without a target (same seed, same
+#              IUs; every IU type and field reached)
 #   in-tree    the sources dropped into drivers/infiniband/ulp/srpt of
 #              linux-source-6.12 with Debian's config, make M=... modules;
 #              then CONFIG_INFINIBAND_SRPT=y: Kconfig must not allow the
@@ -292,11 +294,15 @@ shellcheck_scripts() {
 	((rc == 0)) && shellcheck -s sh -S warning tools/testing/guest/init
 }
 
-# The guest-test helpers give the right verdicts (no guest needed), and
-# srp-hostile's IB/CM messages have the spec's layout (its self-test).
+# The guest-test helpers give the right verdicts (no guest needed),
+# srp-hostile's IB/CM messages have the spec's layout (its self-test), and
+# its fuzz mode generates the same IUs from the same seed and reaches every
+# IU type and field (a dry run).
 harness_selftest() {
 	tools/testing/harness-selftest.sh || return
-	make -s -C tools/srp-hostile && tools/srp-hostile/srp-hostile -X
+	make -s -C tools/srp-hostile || return
+	tools/srp-hostile/srp-hostile -X || return
+	tools/srp-hostile/fuzz-dry-check.sh
 }
 
 # The in-tree build works in $CACHE/intree-<release>: src/ is a hard-link
