@@ -740,7 +740,7 @@ static void gen_batch(struct batch *b, uint64_t seed, uint64_t bno, int ius)
 /* ---- counters ---- */
 
 struct counter {
-	char name[48];
+	char name[64];
 	uint64_t n;
 };
 
@@ -923,20 +923,20 @@ static int run_lines(struct record *rec, const char *skip, uint64_t bno, char *w
 /* check_target: the health check after batch BNO; 0, or -1 and WHY */
 static int check_target(uint64_t bno, char *why, size_t wl)
 {
+	void (*hook)(const struct conn *, enum ev_type, const uint8_t *, int) = g_ev_hook;
 	char kerr[1024] = "";
 	int ret;
 
-	void (*hook)(const struct conn *, enum ev_type, const uint8_t *, int) = g_ev_hook;
-
+	/* the health check's own responses are not counted */
 	g_ev_hook = NULL;
 	R.health++;
 	ret = health((int)(bno & 0xffff), why, wl);
 	g_ev_hook = hook;
 	if (kmsg_check(kerr, sizeof(kerr))) {
 		if (ret)
-			snprintf(why + strlen(why), wl - strlen(why), "; %s", kerr);
+			snprintf(why + strlen(why), wl - strlen(why), "; %.900s", kerr);
 		else
-			snprintf(why, wl, "%s", kerr);
+			snprintf(why, wl, "%.900s", kerr);
 		ret = -1;
 	}
 	return ret;
