@@ -856,6 +856,14 @@ static void exec_line(struct rt *r, const struct gstep *s, const char *text, uin
 		if (g_cfg.dry)
 			printf("  step failed: %s\n", err);
 	}
+	if (!g_cfg.dry && !strcmp(s->name, "login")) {
+		char got[256];
+
+		rt_outcome(r, got, sizeof(got));
+		got[strcspn(got, "(")] = 0;     /* fail(why): the why varies */
+		snprintf(name, sizeof(name), "login %s%.40s", s->type ? "(mutated) " : "", got);
+		bump(T.resp, &T.nresp, name, 1);
+	}
 	if (!s->type)
 		return;
 	/* a login counts once, an IU step by the IUs it sent */
@@ -1039,7 +1047,7 @@ static void summary(const struct fuzz_opts *fo, uint64_t t0, int reports)
 	print_table("IUs sent by type (cm_login: logins with mutated fields, not IUs)", T.type, T.ntype);
 	print_table("IUs sent by mutated field", T.field, T.nfield);
 	if (!g_cfg.dry)
-		print_table("what came back", T.resp, T.nresp);
+		print_table("what came back (and how logins ended)", T.resp, T.nresp);
 	printf("fuzz: steps_failed=%llu relogins=%llu health_checks=%llu seconds=%.1f\n",
 	       (unsigned long long)R.steps_failed, (unsigned long long)R.relogins,
 	       (unsigned long long)R.health, secs);

@@ -1959,6 +1959,15 @@ int rt_alive(const struct rt *r)
 	return r->cur && conn_alive(r->cur);
 }
 
+/* rt_outcome: how the login of R's current channel ended ("ok", "rej:REASON", ...) */
+void rt_outcome(const struct rt *r, char *out, size_t len)
+{
+	if (r->cur)
+		login_outcome(r->cur, out, len);
+	else
+		snprintf(out, len, "none");
+}
+
 /* rt_close: tear R's channels down as after a case, then free R */
 void rt_close(struct rt *r)
 {

@@ -56,6 +56,7 @@ struct rt;
 struct rt *rt_open(int idx);
 int rt_step(struct rt *r, const char *line, int *sent, char *err, size_t errlen);
 int rt_alive(const struct rt *r);
+void rt_outcome(const struct rt *r, char *out, size_t len);
 void rt_close(struct rt *r);
 int health(int idx, char *err, size_t errlen);
 void kmsg_open(void);
