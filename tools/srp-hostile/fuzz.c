@@ -554,16 +554,20 @@ static void gen_raw(struct batch *b)
 	struct gstep *s = st_new(b, "send", "raw");
 	struct rng *g = &b->g;
 
+	unsigned op = chance(g, 70) ? PICK(g, ops) : (unsigned)(rnd(g) & 0xff);
+
 	st_set(s, "raw", NULL);
-	st_mut(s, "opcode", "opcode", "0x%02x",
-	       chance(g, 70) ? PICK(g, ops) : (unsigned)(rnd(g) & 0xff));
+	st_mut(s, "opcode", "opcode", "0x%02x", op);
 	st_mut(s, "len", "len", "%s", chance(g, 95) ? PICK(g, iu_len_edge) : PICK(g, iu_len_long));
 	if (chance(g, 50))
 		st_mut(s, "fill", "fill", "%u", byte_val(g));
 	if (chance(g, 80))
 		st_set(s, "tag", "%u", (unsigned)below(g, 0x10000));
-	st_set(s, "credit", NULL);
-	st_set(s, "nocredit", NULL);
+	/* every IU uses a credit but SRP_I_LOGOUT, SRP_CRED_RSP, SRP_AER_RSP */
+	if (op != SRPW_I_LOGOUT && op != SRPW_CRED_RSP && op != SRPW_AER_RSP) {
+		st_set(s, "credit", NULL);
+		st_set(s, "nocredit", NULL);
+	}
 	st_set(s, "mayfail", NULL);
 }
 
@@ -580,7 +584,8 @@ static void gen_tmpl(struct batch *b, const char *kind, const char *type)
 		st_mut(s, "len", "len", "%s", PICK(g, iu_len_edge));
 	if (chance(g, 30))
 		mut_poke(g, s, 64);
-	if (!strcmp(kind, "login") || !strcmp(kind, "logout")) {
+	/* SRP_I_LOGOUT and the responses use no credit, an in-band login does */
+	if (!strcmp(kind, "login")) {
 		st_set(s, "credit", NULL);
 		st_set(s, "nocredit", NULL);
 	}
