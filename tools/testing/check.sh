@@ -675,10 +675,11 @@ DEBUG_SIW_TESTS=${DEBUG_SIW_TESTS:-02-login-smoke 24-comp-vector 30-dp-integrity
 # initiator logged in, a port disabled under two channels) and the hostile
 # cases that open, replace and tear down channels while LIO and the
 # initiator act, reuse data buffers and abort commands in flight, under
-# KASAN, lockdep, kmemleak and the object debugging.
-DEBUG_CHECK_TESTS=${DEBUG_CHECK_TESTS:-16-teardown-unplug 60-hostile}
+# KASAN, lockdep, kmemleak and the object debugging; and 2,000 IUs of the
+# wire fuzzer (62-fuzz, ring mode).
+DEBUG_CHECK_TESTS=${DEBUG_CHECK_TESTS:-16-teardown-unplug 60-hostile 62-fuzz}
 DEBUG_CHECK_TEARDOWN=${DEBUG_CHECK_TEARDOWN:-hot-unplug,two-ch-disable-unplug}
-DEBUG_CHECK_HOSTILE=${DEBUG_CHECK_HOSTILE:-login-single-race,login-single-storm,login-single-before-rtu,login-abandoned-*,cmdbuf-stale-receive-copy-results-8k,cmdbuf-stale-read-after-read,cmdbuf-stale-request-sense,tsk-abort-inflight-*,tsk-abort-write-waiting-rdma-read,tsk-abort-storm,xch-write-read-interleaved,xch-srq-overcommit}
+DEBUG_CHECK_HOSTILE=${DEBUG_CHECK_HOSTILE:-login-single-race,login-single-storm,login-single-before-rtu,login-abandoned-*,cmdbuf-stale-receive-copy-results-8k,cmdbuf-stale-read-after-read,cmdbuf-stale-request-sense,tsk-abort-inflight-*,tsk-abort-write-waiting-rdma-read,tsk-abort-storm,tsk-*-running*,xch-write-read-interleaved,xch-srq-overcommit}
 DEBUG_DIR=$CHECK_DIR/debug
 DEBUG_SIW_DIR=$CHECK_DIR/debug-siw
 FABRIC_DIR=$CHECK_DIR/fabric
@@ -752,6 +753,8 @@ debug_rxe() {
 	else
 		SRPT_TEST_TEARDOWN_CASES=$DEBUG_CHECK_TEARDOWN \
 			SRPT_TEST_HOSTILE_CASES=$DEBUG_CHECK_HOSTILE \
+			SRPT_TEST_FUZZ_IUS=${SRPT_TEST_FUZZ_IUS:-2000} \
+			SRPT_TEST_FUZZ_MODES=${SRPT_TEST_FUZZ_MODES:-ring} \
 			debug_lane "$DEBUG_DIR" rxe "$DEBUG_CHECK_TESTS" 100
 	fi
 }
