@@ -78,14 +78,17 @@ map_lun() {
 # that abort commands while the backstore runs them (tsk-*-running*).
 # Without null_blk the cases that need them skip ("requires HAVE_LUN1",
 # "HAVE_SLOW_LUN"), and under CI=true the test fails here.
+# LUN 2 is mapped first: mapping a LUN gives the other LUNs of each ACL a
+# UNIT ATTENTION (REPORTED LUNS DATA HAS CHANGED), which LUN 1's cases do
+# not expect and LUN 2's cases take with "io lun=2".
 if nullblk_setup 8; then
-	so=$(backstore_iblock srpt_null_big /dev/nullb0)
-	map_lun 1 "$so"
-	export HAVE_LUN1=1
 	nullb_slow_setup srpt_slow 16 1000000000 || die "cannot make the slow null_blk device"
 	so=$(backstore_iblock srpt_slow /dev/srpt_slow)
 	map_lun 2 "$so"
 	export HAVE_SLOW_LUN=1
+	so=$(backstore_iblock srpt_null_big /dev/nullb0)
+	map_lun 1 "$so"
+	export HAVE_LUN1=1
 else
 	rc=0
 	missing_feature "no null_blk device for LUN 1: the cases that need it skip" || rc=$?
