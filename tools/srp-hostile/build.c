@@ -538,7 +538,23 @@ static int cmd_desc_opts(struct iu_build *b)
 	return 0;
 }
 
-/* cmd_fill_data: the data-out pattern, and ifill= in the data-in buffer */
+/* cmd_dout: dout=HEX: the data-out buffer holds these bytes, then zeros */
+static int cmd_dout(struct iu_build *b)
+{
+	struct conn *c = b->c;
+	const char *s = kv_get(b->k, "dout");
+
+	if (!s)
+		return 0;
+	if (!(b->dir & 1) || !c->dbuf || b->off + b->xlen > c->dsz)
+		return iu_fail(b, "dout= needs dir=out and xlen= within the data buffer");
+	memset(c->dbuf + b->off, 0, b->xlen);
+	if (hexbytes(s, c->dbuf + b->off, (int)b->xlen) < 0)
+		return iu_fail(b, "bad dout=%s (hex bytes, at most xlen)", s);
+	return 0;
+}
+
+/* cmd_fill_data: the data-out pattern (or dout=), ifill= in the data-in buffer */
 static int cmd_fill_data(struct iu_build *b)
 {
 	struct conn *c = b->c;
@@ -546,6 +562,8 @@ static int cmd_fill_data(struct iu_build *b)
 
 	if ((b->dir & 1) && c->dbuf && b->off + b->xlen <= c->dsz)
 		data_fill(c->dbuf + b->off, b->xlen, b->seed, b->lba);
+	if (cmd_dout(b))
+		return -1;
 	if (!(b->dir & 2) || !c->dbuf)
 		return 0;
 	ioff = b->off + ((b->dir & 1) ? b->xlen : 0);
