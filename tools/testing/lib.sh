@@ -654,6 +654,19 @@ backstore_iblock() {
 	echo "$so"
 }
 
+# backstore_naa SO: the NAA designator (32 hex digits) LIO makes for
+# backstore SO, as in VPD page 83h and EXTENDED COPY's CSCD descriptors:
+# NAA 6, the 24-bit company ID, then the first 25 hex digits of the unit
+# serial number (zero-filled).
+backstore_naa() {
+	local serial cid naa
+	serial=$(sed -n 's/^T10 VPD Unit Serial Number: //p' "$1/wwn/vpd_unit_serial") || return
+	cid=$(<"$1/wwn/company_id") || return
+	printf -v naa '6%06x%s' "$((cid))" "${serial//[^0-9a-fA-F]/}"
+	naa=${naa,,}0000000000000000000000000
+	echo "${naa:0:32}"
+}
+
 # backstore_fileio NAME FILE SIZE_MIB: create a fileio backstore NAME on FILE
 # (created if needed, SIZE_MIB large) and print its configfs path.
 backstore_fileio() {

@@ -87,6 +87,14 @@ if nullblk_setup 8; then
 	map_lun 2 "$so"
 	export HAVE_SLOW_LUN=1
 	so=$(backstore_iblock srpt_null_big /dev/nullb0)
+	# A serial number of its own: LUN 1's NAA designator differs from
+	# the other LUNs' (cmd-xcopy-* name LUN 1 by it).
+	sysfs_write "$so/wwn/vpd_unit_serial" 5a1c0e11-7b3d-4f2a-8c6e-0000000000a1 ||
+		die "cannot set LUN 1's unit serial number"
+	LUN1_NAA=$(backstore_naa "$so") || die "cannot read LUN 1's NAA designator"
+	[[ $LUN1_NAA == 60014055a1c0e117b3d4f2a8c6e00000 ]] ||
+		die "LUN 1's NAA designator is $LUN1_NAA"
+	export LUN1_NAA
 	map_lun 1 "$so"
 	export HAVE_LUN1=1
 else
