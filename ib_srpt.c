@@ -5697,6 +5697,34 @@ static bool srpt_pr_refused(struct srpt_rdma_ch *ch, struct se_cmd *cmd)
 }
 
 /**
+ * srpt_xcopy_refused() - whether an EXTENDED COPY must not reach LIO
+ * @cmd: the command, parsed by LIO (target_submit_prep())
+ *
+ * LIO 6.12 carries out EXTENDED COPY with READ and WRITE commands of its
+ * own whose task attribute is 0, neither SIMPLE nor HEAD OF QUEUE: each is
+ * counted as running on its device (dev->non_ordered) and never taken out
+ * of the count. After one copy every ORDERED command to the source or the
+ * destination device waits for ever, so do the commands behind it and any
+ * LOGICAL UNIT RESET, for all initiators. Its parser also logs every
+ * malformed parameter list without a rate limit. EXTENDED COPY is therefore
+ * answered as LIO answers it when emulate_3pc is 0, as an unsupported
+ * command, so that initiators fall back to READ and WRITE. A pass-through
+ * backstore executes the command itself and is left alone.
+ *
+ * Return: true when @cmd must be answered with INVALID COMMAND OPERATION
+ * CODE.
+ */
+static bool srpt_xcopy_refused(struct se_cmd *cmd)
+{
+	if (cmd->t_task_cdb[0] != EXTENDED_COPY)
+		return false;
+	if (cmd->se_dev->transport_flags & TRANSPORT_FLAG_PASSTHROUGH)
+		return false;
+	pr_info_ratelimited("EXTENDED COPY refused: LIO would never finish ORDERED commands after it (set emulate_3pc to 0 on the backstore to stop advertising it)\n");
+	return true;
+}
+
+/**
  * srpt_take_cmd() - take everything a command needs out of its SRP_CMD
  * @ch: SRPT RDMA channel
  * @recv_ioctx: receive I/O context holding the IU
@@ -5805,7 +5833,7 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 	if (target_submit_prep(cmd, cdb, sg, sg_cnt, NULL, 0, NULL, 0,
 			       GFP_KERNEL))
 		return;
-	if (srpt_pr_refused(ch, cmd))
+	if (srpt_pr_refused(ch, cmd) || srpt_xcopy_refused(cmd))
 		reason = TCM_UNSUPPORTED_SCSI_OPCODE;
 	/* The CDB asks for data but no buffer came with it. */
 	else if (send_ioctx->dir == DMA_NONE &&

@@ -1253,6 +1253,39 @@ static void srpt_test_pr_passthrough(struct kunit *test)
 					 TRANSPORT_FLAG_PASSTHROUGH_PGR));
 }
 
+/* ---- EXTENDED COPY: srpt_xcopy_refused() ---- */
+
+/* Whether a command with opcode @op to a device with @flags is refused. */
+static bool xcopy_refused(struct kunit *test, u8 op, u8 flags)
+{
+	struct se_device *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	struct se_cmd *cmd = kunit_kzalloc(test, sizeof(*cmd), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_NOT_NULL(test, cmd);
+	dev->transport_flags = flags;
+	cmd->se_dev = dev;
+	cmd->t_task_cdb = cmd->__t_task_cdb;
+	cmd->t_task_cdb[0] = op;
+	return srpt_xcopy_refused(cmd);
+}
+
+/*
+ * EXTENDED COPY is refused unless the backstore passes commands through;
+ * RECEIVE COPY RESULTS and the commands a copy would have used are not.
+ */
+static void srpt_test_xcopy_refused(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, xcopy_refused(test, EXTENDED_COPY, 0));
+	KUNIT_EXPECT_TRUE(test, xcopy_refused(test, EXTENDED_COPY,
+					      TRANSPORT_FLAG_PASSTHROUGH_PGR));
+	KUNIT_EXPECT_FALSE(test, xcopy_refused(test, EXTENDED_COPY,
+					       TRANSPORT_FLAG_PASSTHROUGH));
+	KUNIT_EXPECT_FALSE(test, xcopy_refused(test, RECEIVE_COPY_RESULTS, 0));
+	KUNIT_EXPECT_FALSE(test, xcopy_refused(test, READ_16, 0));
+	KUNIT_EXPECT_FALSE(test, xcopy_refused(test, WRITE_16, 0));
+}
+
 /* ---- WWN names: srpt_format_guid_name() / srpt_format_gid_name() ---- */
 
 static const union ib_gid test_gid = {
@@ -4208,6 +4241,7 @@ static struct kunit_case srpt_names_test_cases[] = {
 	KUNIT_CASE_PARAM(srpt_test_pr_acl, pr_acl_gen_params),
 	KUNIT_CASE_PARAM(srpt_test_pr_other_commands, pr_other_gen_params),
 	KUNIT_CASE(srpt_test_pr_passthrough),
+	KUNIT_CASE(srpt_test_xcopy_refused),
 	KUNIT_CASE(srpt_test_format_guid_name),
 	KUNIT_CASE(srpt_test_format_gid_name),
 	KUNIT_CASE(srpt_test_format_names_exact_size),
