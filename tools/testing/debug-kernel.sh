@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # debug-kernel.sh - the debug guest kernel: linux-source-6.12 (the guest's
-# own version) with KASAN, lockdep, kmemleak, DEBUG_OBJECTS, UBSAN, KFENCE
-# and the lockup detectors, plus the drivers the guest tests use (soft-RoCE
-# and soft-iWARP among them). Configuration: x86_64_defconfig +
+# own version) with KASAN, lockdep, kmemleak, DEBUG_OBJECTS, UBSAN, KFENCE,
+# fault injection and the lockup detectors, plus the drivers the guest tests
+# use (soft-RoCE and soft-iWARP among them). Configuration: x86_64_defconfig +
 # kvm_guest.config + tools/testing/debug/ib_srpt-debug.config.
 #
 # Usage: tools/testing/debug-kernel.sh build     build it once (cold about
