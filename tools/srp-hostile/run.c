@@ -61,6 +61,7 @@ struct rt {
 	uint32_t seed;
 	const char *rest;       /* the current step's text after its name */
 	int sent;               /* IUs the last send step sent */
+	int done;               /* a login with else=end failed: the case ends */
 };
 
 static void rt_fail(struct rt *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -495,6 +496,7 @@ struct login_step {
 	uint64_t count, tmo, id_step;
 	const char *want;
 	int nowait;
+	int end_unless_ok;      /* else=end */
 };
 
 /* login_numbers: the numeric options of a login step, in table order */
@@ -600,6 +602,12 @@ static int login_parse(struct rt *r, char **tok, int n, struct login_step *ls)
 	s = kv_get(&k, "want");
 	ls->want = s ? s : "ok";
 	ls->nowait = kv_has(&k, "nowait");
+	s = kv_get(&k, "else");
+	if (s && strcmp(s, "end")) {
+		rt_fail(r, "bad else=%s (else=end only)", s);
+		return -1;
+	}
+	ls->end_unless_ok = s != NULL;
 	o->nortu = kv_has(&k, "nortu");
 	if (login_pokes(r, &k, o))
 		return -1;
@@ -639,6 +647,10 @@ static int login_one(struct rt *r, const struct login_step *ls, int i)
 		return -1;
 	}
 	vlog("matched: login %s (want=%s)", got, ls->want);
+	if (ls->end_unless_ok && strcmp(got, "ok")) {
+		vlog("c%d: the case ends here (else=end)", c->idx);
+		r->done = 1;
+	}
 	return 0;
 }
 
@@ -649,7 +661,7 @@ static int step_login(struct rt *r, char **tok, int n)
 
 	if (login_parse(r, tok, n, &ls))
 		return -1;
-	for (i = 0; i < (int)ls.count; i++)
+	for (i = 0; i < (int)ls.count && !r->done; i++)
 		if (login_one(r, &ls, i))
 			return -1;
 	return 0;
@@ -1190,6 +1202,7 @@ struct expect {
 	const char *conn;       /* conn= */
 	char expd[512];         /* the expectation as written, for messages */
 	int has_none, has_tagged, has_cred, has_any_iu, has_tlo;
+	int end_on_down;        /* else=end: a channel gone down ends the case */
 };
 
 /* expect_split: split at "||"; "ms=" and "conn=" apply to the whole step */
@@ -1214,6 +1227,14 @@ static int expect_split(struct rt *r, char **tok, int n, struct expect *ex, stru
 		}
 		if (!strncmp(tok[i], "conn=", 5)) {
 			ex->conn = tok[i] + 5;
+			continue;
+		}
+		if (!strncmp(tok[i], "else=", 5)) {
+			if (strcmp(tok[i] + 5, "end")) {
+				rt_fail(r, "bad %s (else=end only)", tok[i]);
+				return -1;
+			}
+			ex->end_on_down = 1;
 			continue;
 		}
 		if (!a->kind[0] && a->ntok == 0 && !strchr(tok[i], '='))
@@ -1397,6 +1418,10 @@ static int expect_event(struct rt *r, struct expect *ex, struct conn *c,
 			if (g_verbose) {
 				describe_match(ex, &ex->alts[i], e, got, sizeof(got));
 				vlog("matched: %s", got);
+			}
+			if (ex->end_on_down && e->type != EV_IU) {
+				vlog("the channel is down: the case ends here (else=end)");
+				r->done = 1;
 			}
 			return 1;
 		}
@@ -2123,6 +2148,8 @@ static int run_case(struct kase *k, int idx, char *err, size_t errlen, int *skip
 			ret = -1;
 			break;
 		}
+		if (r.done)
+			break;
 	}
 	for (i = 0; i < r.nconn; i++)
 		conn_destroy(r.conns[i]);
