@@ -1127,7 +1127,13 @@ targetcli_run() {
 # soft RDMA devices. The runner calls it after every test.
 # Returns non-zero if something could not be undone.
 teardown_all() {
-	local rc=0
+	local rc=0 f
+	# a test that stopped with fault injection armed (63-fault-inject)
+	for f in /sys/kernel/debug/failslab /sys/kernel/debug/fail_page_alloc; do
+		[[ -f $f/probability ]] || continue
+		echo 0 >"$f/probability" || rc=1
+		echo 0 >"$f/times" || rc=1
+	done
 	srp_logout_all 60 || rc=1
 	[[ -d /sys/module/ib_srp ]] && { run_timeout 30 rmmod ib_srp || rc=1; }
 	srpt_teardown_configfs || rc=1

@@ -81,7 +81,9 @@ install_ours() {
 # Test selection: TESTS is a space/comma separated list of names or globs
 # matched against the test's base name (with or without .sh). On the debug
 # kernel (GUEST_KIND=debug) tests/debug/debug-detectors.sh comes first and
-# tests/debug/debug-kmemleak.sh last.
+# tests/debug/debug-kmemleak.sh last. A test with the line
+# "# debug-kernel-only" in its header needs what only the debug kernel has
+# (fault injection) and runs only there.
 select_tests() {
 	[[ $GUEST_KIND != debug ]] || echo "$TESTDIR/tests/debug/debug-detectors.sh"
 	select_named
@@ -94,6 +96,7 @@ select_named() {
 	IFS=', ' read -r -a pats <<<"${TESTS:-*}"
 	for t in "$TESTDIR/${TEST_SUBDIR:-tests}"/[0-9]*.sh; do
 		[[ -f $t ]] || continue
+		[[ $GUEST_KIND == debug ]] || ! head -n 5 "$t" | grep -qx '# debug-kernel-only' || continue
 		name=$(basename "$t" .sh)
 		for pat in "${pats[@]}"; do
 			# shellcheck disable=SC2053
