@@ -3202,22 +3202,41 @@ static struct srpt_nexus *srpt_new_nexus(const struct srp_login_req *req)
 }
 
 /**
+ * struct srpt_session_search - srpt_setup_session()'s search for an ACL
+ * @ch: the channel the session is for
+ * @err: 0, or the error other than a missing ACL that ended the search
+ */
+struct srpt_session_search {
+	struct srpt_rdma_ch *ch;
+	int err;
+};
+
+/**
  * srpt_try_session() - set up a LIO session under one initiator name
- * @ch: SRPT RDMA channel
+ * @search: the channel, and where an error that ends the search goes
  * @tpg: portal group
  * @name: initiator name to look up among the TPG's ACLs
  *
- * Return: true when an ACL matched and the session is set up.
+ * LIO answers -EACCES when the TPG has no ACL of that name; the search
+ * then goes on. Any other error (memory) ends it: the next names could
+ * find an ACL of lower precedence, another host's port-ID ACL among them.
+ *
+ * Return: true when the session is set up or the search must stop.
  */
-static bool srpt_try_session(struct srpt_rdma_ch *ch,
+static bool srpt_try_session(struct srpt_session_search *search,
 			     struct se_portal_group *tpg, const char *name)
 {
+	struct srpt_rdma_ch *ch = search->ch;
 	struct se_session *sess;
 
 	sess = target_setup_session(tpg, 0, 0, TARGET_PROT_NORMAL, name, ch,
 				    NULL);
-	if (IS_ERR(sess))
-		return false;
+	if (IS_ERR(sess)) {
+		if (PTR_ERR(sess) == -EACCES)
+			return false;
+		search->err = PTR_ERR(sess);
+		return true;
+	}
 	ch->sess = sess;
 	strscpy(ch->sess_name, name, sizeof(ch->sess_name));
 	return true;
@@ -3277,7 +3296,7 @@ static bool srpt_find_acl(struct srpt_port *sport, const char *src_addr,
  * srpt_try_session_cb() - srpt_find_acl() callback of srpt_setup_session()
  * @stpg: TPG
  * @name: initiator name
- * @arg: the channel
+ * @arg: the struct srpt_session_search
  *
  * Return: true when the session is set up.
  */
@@ -3294,14 +3313,18 @@ static bool srpt_try_session_cb(struct srpt_tpg *stpg, const char *name,
  *
  * The first ACL that srpt_find_acl() finds wins.
  *
- * Return: 0 or -EACCES when no ACL matches.
+ * Return: 0, -EACCES when no ACL matches, or LIO's error (-ENOMEM).
  */
 static int srpt_setup_session(struct srpt_rdma_ch *ch, const u8 i_port_id[16])
 {
+	struct srpt_session_search search = { .ch = ch };
 	char name[40];
 
 	strscpy(name, ch->sess_name, sizeof(name));
-	srpt_find_acl(ch->sport, name, i_port_id, srpt_try_session_cb, ch);
+	srpt_find_acl(ch->sport, name, i_port_id, srpt_try_session_cb,
+		      &search);
+	if (search.err)
+		return search.err;
 	return ch->sess ? 0 : -EACCES;
 }
 
@@ -3816,6 +3839,7 @@ static u32 srpt_cm_req_session(struct srpt_rdma_ch *ch, u32 port_num,
 {
 	struct srpt_port *sport = ch->sport;
 	char why[96];
+	int err;
 
 	*spare = srpt_new_nexus(req);
 	if (!*spare) {
@@ -3823,15 +3847,20 @@ static u32 srpt_cm_req_session(struct srpt_rdma_ch *ch, u32 port_num,
 			     "out of memory");
 		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 	}
-	if (srpt_setup_session(ch, req->initiator_port_id)) {
-		kfree(*spare);
-		*spare = NULL;
-		snprintf(why, sizeof(why), "no ACL for it on port %s",
-			 sport->guid_name);
+	err = srpt_setup_session(ch, req->initiator_port_id);
+	if (!err)
+		return 0;
+	kfree(*spare);
+	*spare = NULL;
+	if (err != -EACCES) {
+		snprintf(why, sizeof(why), "no LIO session (error %d)", err);
 		srpt_log_rej(sport->sdev, port_num, req, src_addr, why);
-		return SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
+		return SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
 	}
-	return 0;
+	snprintf(why, sizeof(why), "no ACL for it on port %s",
+		 sport->guid_name);
+	srpt_log_rej(sport->sdev, port_num, req, src_addr, why);
+	return SRP_LOGIN_REJ_CHANNEL_LIMIT_REACHED;
 }
 
 /**
