@@ -245,6 +245,9 @@ static int srpt_post_live(struct srpt_rdma_ch *ch,
 			  const struct ib_send_wr *first);
 static void srpt_post_response(struct srpt_send_ioctx *ioctx);
 static void srpt_send_cred_req(struct srpt_rdma_ch *ch);
+static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch,
+				  struct srpt_send_ioctx *ioctx, u8 rsp_code,
+				  u64 tag);
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static int srpt_enable_srq(struct srpt_device *sdev);
 
@@ -4612,7 +4615,7 @@ static int srpt_abort_cmd(struct srpt_send_ioctx *ioctx)
 {
 	enum srpt_command_state state = READ_ONCE(ioctx->state);
 
-	if (ioctx->cred_req) {
+	if (ioctx->own_rsp) {
 		srpt_send_finished(ioctx);
 		return state;
 	}
@@ -5903,6 +5906,33 @@ static u8 srpt_tmr_func(u8 func)
 }
 
 /**
+ * srpt_tmf_not_submitted() - answer a task management function LIO refused
+ * @ch: SRPT RDMA channel
+ * @ioctx: the function's send context; LIO holds no reference to it
+ *
+ * target_submit_tmr() fails when LIO cannot allocate the request or the
+ * session is being stopped. The initiator still gets an answer on the
+ * function's tag, TASK MANAGEMENT FUNCTION FAILED, with the credits owed,
+ * instead of waiting for its timeout; the context is released when that
+ * response was sent (srpt_send_finished()), as for an SRP_CRED_REQ.
+ */
+static void srpt_tmf_not_submitted(struct srpt_rdma_ch *ch,
+				   struct srpt_send_ioctx *ioctx)
+{
+	if (READ_ONCE(ch->state) != CH_LIVE) {
+		srpt_put_send_ioctx(ioctx);
+		return;
+	}
+	ioctx->own_rsp = true;
+	srpt_set_cmd_state(ioctx, SRPT_STATE_MGMT_RSP_SENT);
+	ioctx->rsp_len = srpt_build_tskmgmt_rsp(ch, ioctx, SRPT_TSK_MGMT_FAILED,
+						ioctx->tag);
+	ioctx->sq_wr_held = 1;
+	if (srpt_sq_reserve(ch, ioctx, 1, true))
+		srpt_post_response(ioctx);
+}
+
+/**
  * srpt_handle_tsk_mgmt() - process an SRP_TSK_MGMT information unit
  * @ch: SRPT RDMA channel
  * @recv_ioctx: receive I/O context holding the IU
@@ -5945,7 +5975,7 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 				TARGET_SCF_ACK_KREF);
 	if (ret) {
 		pr_debug("%s: TMF not submitted (%d)\n", ch->sess_name, ret);
-		srpt_put_send_ioctx(send_ioctx);
+		srpt_tmf_not_submitted(ch, send_ioctx);
 	}
 }
 
@@ -6370,7 +6400,7 @@ static void srpt_count_sent(struct srpt_rdma_ch *ch,
 {
 	const struct se_cmd *cmd = &ioctx->cmd;
 
-	if (ioctx->cred_req || (cmd->se_cmd_flags & SCF_SCSI_TMR_CDB))
+	if (ioctx->own_rsp || (cmd->se_cmd_flags & SCF_SCSI_TMR_CDB))
 		return;
 	if (cmd->scsi_status != SAM_STAT_GOOD)
 		atomic64_inc(&ch->stats.errors);
@@ -6465,7 +6495,7 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch,
  */
 static void srpt_send_finished(struct srpt_send_ioctx *ioctx)
 {
-	if (ioctx->cred_req) {
+	if (ioctx->own_rsp) {
 		srpt_put_send_ioctx(ioctx);
 		return;
 	}
@@ -6562,7 +6592,7 @@ static void srpt_send_cred_req(struct srpt_rdma_ch *ch)
 	ioctx = srpt_get_send_ioctx(ch);
 	if (!ioctx)
 		return;
-	ioctx->cred_req = true;
+	ioctx->own_rsp = true;
 	delta = srpt_credit_take(ch);
 	if (!delta) {
 		srpt_put_send_ioctx(ioctx);

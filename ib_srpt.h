@@ -406,7 +406,9 @@ struct srpt_rw_ctx {
  * @sq_wr_held: send-queue slots held by the posted response
  * @waiting_rsp: the waiting posting is the response (else RDMA READs)
  * @status_only: send status without the data-in transfer
- * @cred_req: this context carries an SRP_CRED_REQ, not a command
+ * @own_rsp: this context carries an IU of the driver's own, not a LIO
+ *	command's response: an SRP_CRED_REQ, or the answer to a task
+ *	management function that LIO did not take
  * @cmd: the LIO command
  * @sense_data: sense buffer
  *
@@ -448,7 +450,7 @@ struct srpt_send_ioctx {
 	u32 sq_wr_held;
 	bool waiting_rsp;
 	bool status_only;
-	bool cred_req;
+	bool own_rsp;
 	struct se_cmd cmd;
 	u8 sense_data[TRANSPORT_SENSE_BUFFER];
 };

@@ -2584,7 +2584,7 @@ static void srpt_test_send_ioctx_reset(struct kunit *test)
 	ioctx->buf_charge = 4096;
 	ioctx->data_len = 8192;
 	ioctx->dir = DMA_TO_DEVICE;
-	ioctx->cred_req = true;
+	ioctx->own_rsp = true;
 	ioctx->cmd.tag = 7;
 	ioctx->state = SRPT_STATE_DONE;
 	/* Outlive a command: the kept buffer and the ring slot. */
@@ -2600,7 +2600,7 @@ static void srpt_test_send_ioctx_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got->buf_charge, 0);
 	KUNIT_EXPECT_EQ(test, got->data_len, 0);
 	KUNIT_EXPECT_EQ(test, got->dir, DMA_NONE);
-	KUNIT_EXPECT_FALSE(test, got->cred_req);
+	KUNIT_EXPECT_FALSE(test, got->own_rsp);
 	KUNIT_EXPECT_EQ(test, got->cmd.tag, 0);
 	KUNIT_EXPECT_EQ(test, got->keep_nents, 3);
 	KUNIT_EXPECT_EQ(test, got->ioctx.index, 5);
@@ -4689,7 +4689,7 @@ static void srpt_test_sq_release_iterative(struct kunit *test)
 	for (i = 0; i < 8; i++) {
 		io = srpt_get_send_ioctx(ch);
 		KUNIT_ASSERT_NOT_NULL(test, io);
-		io->cred_req = true;
+		io->own_rsp = true;
 		io->rsp_len = sizeof(struct srp_cred_req);
 		io->sq_wr_held = 1;
 		io->sq_wr_needed = 1;
@@ -4746,7 +4746,7 @@ static void srpt_test_cred_req_not_after_close(struct kunit *test)
 	/* The close comes between the state check and the post. */
 	io = srpt_get_send_ioctx(ch);
 	KUNIT_ASSERT_NOT_NULL(test, io);
-	io->cred_req = true;
+	io->own_rsp = true;
 	io->rsp_len = sizeof(struct srp_cred_req);
 	io->sq_wr_held = 1;
 	KUNIT_ASSERT_TRUE(test, srpt_sq_reserve(ch, io, 1, true));
@@ -4848,7 +4848,7 @@ static void srpt_test_rsp_post_error_closes(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, io);
 	atomic_set(&ch->req_lim_delta, 5);
 	ch->rq_size = 5;	/* not idle: no new credit request */
-	io->cred_req = true;
+	io->own_rsp = true;
 	req = io->ioctx.buf;
 	req->opcode = SRP_CRED_REQ;
 	req->req_lim_delta = cpu_to_be32(srpt_credit_take(ch));
