@@ -110,18 +110,28 @@ fi_range() {
 	done
 }
 
-# fi_arm PROB TIMES: fail PROB % of the matching allocations, TIMES in all
-# (-1: no limit).
+# Every failure injected, with a stack dump or silently (__GFP_NOWARN),
+# counts down an attribute's "times"; FI_BUDGET is where it starts.
+FI_BUDGET=1000000
+
+# fi_arm PROB [TIMES]: fail PROB % of the matching allocations, at most
+# TIMES (default $FI_BUDGET) per attribute. fail-nth needs PROB 0.
 fi_arm() {
 	local d
 	for d in "$FS" "$FP"; do
-		fi_write "$d/times" "$2"
+		fi_write "$d/times" "${2:-$FI_BUDGET}"
 		fi_write "$d/probability" "$1"
 	done
+	FI_ARMED=$((2 * ${2:-$FI_BUDGET}))
 }
 
-# fi_injected: failures injected so far (lines in the kernel log).
-fi_injected() {
+# fi_used: failures injected since fi_arm.
+fi_used() {
+	echo $((FI_ARMED - $(<"$FS/times") - $(<"$FP/times")))
+}
+
+# fi_logged: failures that dumped their stack so far (lines in the log).
+fi_logged() {
 	sync_kmsg
 	grep -c 'FAULT_INJECTION: forcing a failure' "$KMSG" || true
 }
@@ -197,15 +207,15 @@ log "ib_srpt text: $TEXT_START-$TEXT_END"
 # targeted FUNCTION CASE: fail the first allocation under FUNCTION while
 # srp-hostile runs CASE; the failure must have been injected.
 targeted() {
-	local range n0
+	local range n
 	range=$(func_range "$1") || { echo "no function $1 in /proc/kallsyms" >&2; return 1; }
-	n0=$(fi_injected)
 	# shellcheck disable=SC2086 # START END
 	fi_range $range
 	fi_arm 100 1
 	hostile "$2" || { fi_off; echo "$2 failed (hostile.log)" >&2; return 1; }
+	n=$(fi_used)
 	fi_off
-	(($(fi_injected) == n0 + 1)) || { echo "no failure was injected under $1" >&2; return 1; }
+	((n == 1)) || { echo "$n failures injected under $1, not 1" >&2; return 1; }
 }
 
 case_login_session_nomem() {
@@ -219,20 +229,19 @@ case_tmf_nomem() {
 # random MODE: the fi-* cases ROUNDS times in receive mode MODE while
 # PROB % of ib_srpt's allocations fail.
 random() {
-	local use_srq=0 i n0 n
+	local use_srq=0 i n
 	[[ $1 == srq ]] && use_srq=1
 	srpt_attrib "$SRPT_TPG" use_srq "$use_srq"
-	n0=$(fi_injected)
 	fi_range "$TEXT_START" "$TEXT_END"
-	fi_arm "$PROB" -1
+	fi_arm "$PROB"
 	for ((i = 0; i < ROUNDS; i++)); do
 		hostile 'fi-*' '!fi-prefill' '!fi-*-nomem' ||
 			{ fi_off; echo "round $i: a case got an answer it does not allow (hostile.log)" >&2; return 1; }
 	done
+	n=$(fi_used)
 	fi_off
-	n=$(fi_injected)
-	echo "NOTE fault-inject-$1: $((n - n0)) failures injected in $ROUNDS rounds at ${PROB}%" >>"${SUBRESULTS:-/dev/null}"
-	((n > n0)) || { echo "no failure was injected" >&2; return 1; }
+	echo "NOTE fault-inject-$1: $n allocations failed in $ROUNDS rounds at ${PROB}%" >>"${SUBRESULTS:-/dev/null}"
+	((n > 0)) || { echo "no failure was injected" >&2; return 1; }
 }
 
 case_random_ring() {
@@ -248,13 +257,13 @@ case_random_srq() {
 # no failure; after each run UNDO puts the state back. CMD must succeed or
 # fail with ENOMEM ("Cannot allocate memory"). Prints how many runs failed.
 nth_sweep() {
-	local name=$1 undo=$2 n=1 n0 rc err
+	local name=$1 undo=$2 n=1 rc err
 	shift 2
 	while :; do
-		n0=$(fi_injected)
+		fi_arm 0
 		rc=0
 		err=$(bash -c "echo $n >/proc/thread-self/fail-nth && exec $*" 2>&1) || rc=$?
-		if (($(fi_injected) == n0)); then
+		if (($(fi_used) == 0)); then
 			((rc == 0)) || { echo "$name: failed without injection: $err" >&2; return 1; }
 			eval "$undo" || { echo "$name: undo failed" >&2; return 1; }
 			break
@@ -334,7 +343,7 @@ sync_kmsg
 awk '/FAULT_INJECTION: forcing a failure/ { want = 1; next }
 	want && /\[ib_srpt\]/ { sub(/.*;/, ""); sub(/^ *(\? )?/, ""); sub(/ .*/, ""); print; want = 0 }' \
 	"$KMSG" | sort | uniq -c | sort -rn >"$OUTD/fault-sites.txt"
-log "failures injected: $(fi_injected), at $(wc -l <"$OUTD/fault-sites.txt") distinct ib_srpt call sites (fault-sites.txt):"
+log "failures with a stack dump: $(fi_logged), at $(wc -l <"$OUTD/fault-sites.txt") distinct ib_srpt call sites (fault-sites.txt):"
 cat "$OUTD/fault-sites.txt"
-echo "NOTE fault-inject: $(fi_injected) failures injected at $(wc -l <"$OUTD/fault-sites.txt") distinct ib_srpt call sites" >>"${SUBRESULTS:-/dev/null}"
+echo "NOTE fault-inject: $(fi_logged) failures with a stack dump, at $(wc -l <"$OUTD/fault-sites.txt") distinct ib_srpt call sites" >>"${SUBRESULTS:-/dev/null}"
 sub_exit
