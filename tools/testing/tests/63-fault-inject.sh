@@ -144,9 +144,11 @@ sync_kmsg() {
 	wait_for 10 grep -q "$m" "$KMSG" || die "the kernel log reader is stuck"
 }
 
-# sym_next ADDR: the lowest symbol address above ADDR (hex, no 0x).
+# sym_next ADDR: the lowest symbol address above ADDR (hex, no 0x). The
+# addresses have 16 digits: they compare as strings.
 sym_next() {
-	awk -v a="$1" '($1 "") > (a "") { print $1 }' /proc/kallsyms | sort | head -n 1
+	awk -v a="$1" '($1 "") > (a "") && (b == "" || ($1 "") < b) { b = $1 "" }
+		END { print b }' /proc/kallsyms
 }
 
 # func_range NAME: "0xSTART 0xEND" of kernel function NAME.
@@ -162,8 +164,9 @@ func_range() {
 # srpt_text_range: "0xSTART 0xEND" around ib_srpt's functions.
 srpt_text_range() {
 	local first last end
-	first=$(awk '$4 == "[ib_srpt]" && ($2 == "t" || $2 == "T") { print $1 }' /proc/kallsyms | sort | head -n 1)
-	last=$(awk '$4 == "[ib_srpt]" && ($2 == "t" || $2 == "T") { print $1 }' /proc/kallsyms | sort | tail -n 1)
+	read -r first last < <(awk '$4 == "[ib_srpt]" && ($2 == "t" || $2 == "T") {
+		a = $1 ""; if (f == "" || a < f) f = a; if (l == "" || a > l) l = a }
+		END { print f, l }' /proc/kallsyms)
 	[[ -n $first && -n $last ]] || return 1
 	end=$(sym_next "$last")
 	[[ -n $end ]] || end=$(printf '%x' $((0x$last + 0x10000)))
