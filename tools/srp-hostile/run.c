@@ -2054,10 +2054,34 @@ void kmsg_open(void)
 		lseek(kmsg_fd, 0, SEEK_END);
 }
 
+/*
+ * The stack dump of an injected allocation failure (fault injection), or
+ * of the allocation-failure warning that may follow it, is no splat: up to
+ * the dump's end, its "Call Trace" line and its frames (lines that start
+ * with a space) do not count. Other lines in between (a WARNING from
+ * another CPU) still do.
+ */
+static int kmsg_fault_dump(const char *msg, int *in_dump)
+{
+	if (strstr(msg, "FAULT_INJECTION: forcing a failure") ||
+	    strstr(msg, "page allocation failure") || strstr(msg, "vmalloc error")) {
+		*in_dump = 1;
+		return 1;
+	}
+	if (!*in_dump)
+		return 0;
+	if (strstr(msg, "</TASK>")) {
+		*in_dump = 0;
+		return 1;
+	}
+	return msg[0] == ' ' || !strncmp(msg, "Call Trace", 10);
+}
+
 int kmsg_check(char *err, size_t errlen)
 {
+	static int in_dump;
 	char rec[8192];
-	int found = 0;
+	int found = 0, fault_dump;
 	ssize_t n;
 
 	if (kmsg_fd < 0)
@@ -2078,8 +2102,9 @@ int kmsg_check(char *err, size_t errlen)
 			*strchr(msg, '\n') = 0;
 		if (g_verbose > 1)
 			fprintf(stderr, "  kmsg: %s\n", msg);
+		fault_dump = kmsg_fault_dump(msg, &in_dump);
 		for (i = 0; i < sizeof(splat) / sizeof(splat[0]); i++)
-			if (strstr(msg, splat[i]) && !found) {
+			if (strstr(msg, splat[i]) && !found && !fault_dump) {
 				snprintf(err, errlen, "kernel log: %.900s", msg);
 				found = 1;
 			}

@@ -179,7 +179,20 @@ cleanup_fabric() {
 # first_report OK: the first line of stdin that is a report ($BAD_DMESG)
 # and does not match OK, cut to 160 characters; nothing if there is none.
 first_report() {
-	grep -Ev "$1" | grep -Em1 "$BAD_DMESG" | cut -c1-160 || true
+	no_fault_dumps | grep -Ev "$1" | grep -Em1 "$BAD_DMESG" | cut -c1-160 || true
+}
+
+# no_fault_dumps: stdin without the stack dumps of injected allocation
+# failures (63-fault-inject) and of the allocation-failure warnings after
+# them, whose frames name functions such as lockdep_init_map_type: from
+# the dump's first line to "</TASK>", lines that are frames or registers
+# go. Any other line in between (a WARNING from another CPU) stays.
+no_fault_dumps() {
+	awk '{ m = $0; sub(/^\[[ 0-9.]+\] /, "", m) }
+		m ~ /FAULT_INJECTION: forcing a failure|page allocation failure|vmalloc error/ { d = 1; next }
+		d && m ~ /<\/TASK>/ { d = 0; next }
+		d && m ~ /^( |Call Trace:|CPU: |Tainted: |Hardware name: |name |RIP: |RSP: |R[A-Z0-9]+: |Code: )/ { next }
+		{ print }'
 }
 
 # check_boot_log: a report in the kernel log before the first test (the

@@ -255,13 +255,14 @@ case_random_srq() {
 	random srq
 }
 
-# nth_sweep NAME UNDO CMD...: run CMD (a shell command line, run with
-# "exec" in a shell whose fail-nth is N) for N = 1, 2, ... until it makes
-# no failure; after each run UNDO puts the state back. CMD must succeed or
-# fail with ENOMEM ("Cannot allocate memory"). Prints how many runs failed.
+# nth_sweep NAME ERRORS UNDO CMD...: run CMD (a shell command line, run
+# with "exec" in a shell whose fail-nth is N) for N = 1, 2, ... until it
+# makes no failure; after each run UNDO puts the state back. CMD must
+# succeed or fail with an error message that matches ERRORS (a regex;
+# "Cannot allocate memory" for ENOMEM). Prints how many runs failed.
 nth_sweep() {
-	local name=$1 undo=$2 n=1 rc err
-	shift 2
+	local name=$1 errors=$2 undo=$3 n=1 rc err
+	shift 3
 	while :; do
 		fi_arm 0
 		rc=0
@@ -271,7 +272,7 @@ nth_sweep() {
 			eval "$undo" || { echo "$name: undo failed" >&2; return 1; }
 			break
 		fi
-		if ((rc != 0)) && [[ $err != *"Cannot allocate memory"* ]]; then
+		if ((rc != 0)) && ! [[ $err =~ $errors ]]; then
 			echo "$name: allocation $n failed, and the step with: $err" >&2
 			return 1
 		fi
@@ -282,6 +283,8 @@ nth_sweep() {
 	echo "$name: $((n - 1)) allocations failed in turn"
 }
 
+ENOMEM="Cannot allocate memory"
+
 case_configfs_nth() {
 	local wwn tpg so acl
 	srpt_teardown_configfs
@@ -291,20 +294,23 @@ case_configfs_nth() {
 	so=$CFS/core/iblock_0/srpt_ram0
 	acl=$tpg/acls/$IPV4
 	[[ -d $so ]] || die "no backstore srpt_ram0"
-	nth_sweep port "rmdir '$SRPT_CFS/$wwn' 2>/dev/null || true" mkdir "'$SRPT_CFS/$wwn'"
+	# LIO answers a WWN or TPG that the fabric could not make with
+	# EINVAL, whatever the fabric's error (target_fabric_make_wwn(),
+	# target_fabric_make_tpg()).
+	nth_sweep port "$ENOMEM|Invalid argument" "rmdir '$SRPT_CFS/$wwn' 2>/dev/null || true" mkdir "'$SRPT_CFS/$wwn'"
 	mkdir "$SRPT_CFS/$wwn"
-	nth_sweep tpg "rmdir '$tpg' 2>/dev/null || true" mkdir "'$tpg'"
+	nth_sweep tpg "$ENOMEM|Invalid argument" "rmdir '$tpg' 2>/dev/null || true" mkdir "'$tpg'"
 	mkdir "$tpg"
-	nth_sweep lun "rmdir '$tpg/lun/lun_0' 2>/dev/null || true" mkdir "'$tpg/lun/lun_0'"
+	nth_sweep lun "$ENOMEM" "rmdir '$tpg/lun/lun_0' 2>/dev/null || true" mkdir "'$tpg/lun/lun_0'"
 	srpt_add_lun "$tpg" "$so" 0 >/dev/null
-	nth_sweep acl "rmdir '$acl' 2>/dev/null || true" mkdir "'$acl'"
+	nth_sweep acl "$ENOMEM" "rmdir '$acl' 2>/dev/null || true" mkdir "'$acl'"
 	mkdir "$acl"
-	nth_sweep mapped-lun "rmdir '$acl/lun_0' 2>/dev/null || true" mkdir "'$acl/lun_0'"
+	nth_sweep mapped-lun "$ENOMEM" "rmdir '$acl/lun_0' 2>/dev/null || true" mkdir "'$acl/lun_0'"
 	mkdir "$acl/lun_0"
 	ln -s "$tpg/lun/lun_0" "$acl/lun_0/lun_0"
-	nth_sweep attrib-use-srq "echo 0 >'$tpg/attrib/use_srq'" sh -c "'echo 1 >$tpg/attrib/use_srq'"
-	nth_sweep enable "echo 0 >'$tpg/enable'" sh -c "'echo 1 >$tpg/enable'"
-	nth_sweep rdma-cm-port "echo 0 >'$SRPT_CFS/discovery_auth/rdma_cm_port'" \
+	nth_sweep attrib-use-srq "$ENOMEM" "echo 0 >'$tpg/attrib/use_srq'" sh -c "'echo 1 >$tpg/attrib/use_srq'"
+	nth_sweep enable "$ENOMEM" "echo 0 >'$tpg/enable'" sh -c "'echo 1 >$tpg/enable'"
+	nth_sweep rdma-cm-port "$ENOMEM" "echo 0 >'$SRPT_CFS/discovery_auth/rdma_cm_port'" \
 		sh -c "'echo $SRP_LOGIN_PORT >$SRPT_CFS/discovery_auth/rdma_cm_port'"
 	srpt_teardown_configfs
 	rebuild_target
@@ -315,7 +321,7 @@ case_device_add_nth() {
 	srpt_teardown_configfs
 	rdma link delete "$RDMA_DEV"
 	fi_range "$TEXT_START" "$TEXT_END"
-	nth_sweep device-add "rdma link delete '$RDMA_DEV'" \
+	nth_sweep device-add "$ENOMEM" "rdma link delete '$RDMA_DEV'" \
 		rdma link add "$RDMA_DEV" type "$SOFT_RDMA_TYPE" netdev "$NETDEV"
 	rdma link add "$RDMA_DEV" type "$SOFT_RDMA_TYPE" netdev "$NETDEV"
 	wait_for 20 rdma_port_active "$RDMA_DEV" 1
@@ -342,9 +348,10 @@ sub_case recovered case_recovered || true
 fi_off
 sync_kmsg
 
-# Where the failures were injected: the first ib_srpt frame of each dump.
+# Where the failures were injected: the first reliable ib_srpt frame of
+# each dump ("? " marks a guess of the unwinder).
 awk '/FAULT_INJECTION: forcing a failure/ { want = 1; next }
-	want && /\[ib_srpt\]/ { sub(/.*;/, ""); sub(/^ *(\? )?/, ""); sub(/ .*/, ""); print; want = 0 }' \
+	want && /\[ib_srpt\]/ && !/; *\? / { sub(/.*;/, ""); sub(/^ */, ""); sub(/ .*/, ""); print; want = 0 }' \
 	"$KMSG" | sort | uniq -c | sort -rn >"$OUTD/fault-sites.txt"
 log "failures with a stack dump: $(fi_logged), at $(wc -l <"$OUTD/fault-sites.txt") distinct ib_srpt call sites (fault-sites.txt):"
 cat "$OUTD/fault-sites.txt"
