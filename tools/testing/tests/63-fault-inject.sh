@@ -15,6 +15,16 @@
 #                        RESOURCES (cases-faults.txt fi-login-session-nomem)
 #   tmf-nomem            the first allocation of core_tmr_alloc_req() fails:
 #                        the TMF is answered TASK MANAGEMENT FUNCTION FAILED
+#   device-add-nth       fail-nth: the 1st, 2nd, ... allocation on ib_srpt's
+#                        text during "rdma link add" (ib_srpt's add_one():
+#                        device, ports, MAD agents) fails in turn until the
+#                        step makes no more; the device is deleted after
+#                        each, and then must work
+#   configfs-nth         the same for each configfs step of a target's setup
+#                        (port, TPG, LUN, ACL, mapped LUN, use_srq, which
+#                        makes the device's SRQ, enable, RDMA/CM port): the
+#                        step fails with ENOMEM (EINVAL where LIO turns the
+#                        fabric's error into that) or succeeds, and is undone
 #   random-ring, random-srq
 #                        each allocation whose stack passes through ib_srpt's
 #                        text fails with probability SRPT_TEST_FAULT_PROB %
@@ -22,14 +32,6 @@
 #                        cases-faults.txt ROUNDS times (logins, direct,
 #                        indirect and immediate data, TMFs, two channels,
 #                        logout): every answer must be one that case allows
-#   configfs-nth         fail-nth: the 1st, 2nd, ... allocation on ib_srpt's
-#                        text in each configfs step of a target's setup
-#                        (port, TPG, LUN, ACL, mapped LUN, attribute, enable,
-#                        RDMA/CM port) fails in turn until the step makes no
-#                        more: the step fails with ENOMEM or succeeds, and
-#                        the setup is then removed and redone
-#   device-add-nth       the same for "rdma link add" (ib_srpt's add_one():
-#                        device, ports, MAD agents, SRQ)
 #   recovered            injection off: a fresh login with a WRITE/READ and
 #                        data compare works, and ib_srpt unloads
 # NOTE lines give how many failures were injected and at how many distinct
@@ -309,6 +311,7 @@ case_configfs_nth() {
 	mkdir "$acl/lun_0"
 	ln -s "$tpg/lun/lun_0" "$acl/lun_0/lun_0"
 	nth_sweep attrib-use-srq "$ENOMEM" "echo 0 >'$tpg/attrib/use_srq'" sh -c "'echo 1 >$tpg/attrib/use_srq'"
+	srpt_attrib "$tpg" use_srq 1
 	nth_sweep enable "$ENOMEM" "echo 0 >'$tpg/enable'" sh -c "'echo 1 >$tpg/enable'"
 	nth_sweep rdma-cm-port "$ENOMEM" "echo 0 >'$SRPT_CFS/discovery_auth/rdma_cm_port'" \
 		sh -c "'echo $SRP_LOGIN_PORT >$SRPT_CFS/discovery_auth/rdma_cm_port'"
@@ -338,12 +341,14 @@ case_recovered() {
 	srpt_unload
 }
 
+# device-add-nth comes before anything makes the device's SRQ (it lives
+# as long as the device), so that configfs-nth's use_srq step makes it.
 sub_case login-session-nomem case_login_session_nomem || true
 sub_case tmf-nomem case_tmf_nomem || true
+sub_case device-add-nth case_device_add_nth || true
+sub_case configfs-nth case_configfs_nth || true
 sub_case random-ring case_random_ring || true
 sub_case random-srq case_random_srq || true
-sub_case configfs-nth case_configfs_nth || true
-sub_case device-add-nth case_device_add_nth || true
 sub_case recovered case_recovered || true
 fi_off
 sync_kmsg
