@@ -660,7 +660,7 @@ guest_stock() {
 # The debug lanes: what a KASAN/lockdep kernel adds most to the guest stage
 # (races and lifetimes: teardown, relogin, resets, aborts, hostile
 # initiators), with the data path shortened.
-DEBUG_TESTS=${DEBUG_TESTS:-16-teardown-unplug 15-relogin-loop 32-dp-stress 30-dp-integrity 60-hostile 61-hostile-srq}
+DEBUG_TESTS=${DEBUG_TESTS:-16-teardown-unplug 15-relogin-loop 32-dp-stress 30-dp-integrity 60-hostile 61-hostile-srq 63-fault-inject}
 # On soft-iWARP: what iWARP does differently (RDMA READs through memory
 # registration, MPA connection setup, no RNR retry): the data path with
 # large and many-descriptor commands and the hostile initiator. Both
@@ -676,8 +676,9 @@ DEBUG_SIW_TESTS=${DEBUG_SIW_TESTS:-02-login-smoke 24-comp-vector 30-dp-integrity
 # cases that open, replace and tear down channels while LIO and the
 # initiator act, reuse data buffers and abort commands in flight, under
 # KASAN, lockdep, kmemleak and the object debugging; and 2,000 IUs of the
-# wire fuzzer (62-fuzz, ring mode).
-DEBUG_CHECK_TESTS=${DEBUG_CHECK_TESTS:-16-teardown-unplug 60-hostile 62-fuzz}
+# wire fuzzer (62-fuzz, ring mode); and 63-fault-inject with one round of
+# its random phase per receive mode (make check-debug: five).
+DEBUG_CHECK_TESTS=${DEBUG_CHECK_TESTS:-16-teardown-unplug 60-hostile 62-fuzz 63-fault-inject}
 DEBUG_CHECK_TEARDOWN=${DEBUG_CHECK_TEARDOWN:-hot-unplug,two-ch-disable-unplug}
 DEBUG_CHECK_HOSTILE=${DEBUG_CHECK_HOSTILE:-login-single-race,login-single-storm,login-single-before-rtu,login-abandoned-*,cmdbuf-stale-receive-copy-results-8k,cmdbuf-stale-read-after-read,cmdbuf-stale-request-sense,tsk-abort-inflight-*,tsk-abort-write-waiting-rdma-read,tsk-abort-storm,tsk-*-running*,xch-write-read-interleaved,xch-srq-overcommit}
 DEBUG_DIR=$CHECK_DIR/debug
@@ -749,12 +750,14 @@ debug_lane() {
 
 debug_rxe() {
 	if [[ $CHECK_DEBUG == full ]]; then
-		debug_lane "$DEBUG_DIR" rxe "$DEBUG_TESTS" 65
+		SRPT_TEST_FAULT_ROUNDS=${SRPT_TEST_FAULT_ROUNDS:-5} \
+			debug_lane "$DEBUG_DIR" rxe "$DEBUG_TESTS" 65
 	else
 		SRPT_TEST_TEARDOWN_CASES=$DEBUG_CHECK_TEARDOWN \
 			SRPT_TEST_HOSTILE_CASES=$DEBUG_CHECK_HOSTILE \
 			SRPT_TEST_FUZZ_IUS=${SRPT_TEST_FUZZ_IUS:-2000} \
 			SRPT_TEST_FUZZ_MODES=${SRPT_TEST_FUZZ_MODES:-ring} \
+			SRPT_TEST_FAULT_ROUNDS=${SRPT_TEST_FAULT_ROUNDS:-1} \
 			debug_lane "$DEBUG_DIR" rxe "$DEBUG_CHECK_TESTS" 100
 	fi
 }

@@ -236,6 +236,12 @@ case_tmf_nomem() {
 random() {
 	local use_srq=0 i n
 	[[ $1 == srq ]] && use_srq=1
+	# A sub-case before may have failed half-way through a setup.
+	if ! hostile fi-prefill; then
+		srpt_teardown_configfs
+		rebuild_target
+		hostile fi-prefill
+	fi
 	srpt_attrib "$SRPT_TPG" use_srq "$use_srq"
 	fi_range "$TEXT_START" "$TEXT_END"
 	fi_arm "$PROB"
@@ -310,11 +316,12 @@ case_configfs_nth() {
 	nth_sweep mapped-lun "$ENOMEM" "rmdir '$acl/lun_0' 2>/dev/null || true" mkdir "'$acl/lun_0'"
 	mkdir "$acl/lun_0"
 	ln -s "$tpg/lun/lun_0" "$acl/lun_0/lun_0"
-	nth_sweep attrib-use-srq "$ENOMEM" "echo 0 >'$tpg/attrib/use_srq'" sh -c "'echo 1 >$tpg/attrib/use_srq'"
+	# bash, not sh: dash's echo reports any failed write as "I/O error".
+	nth_sweep attrib-use-srq "$ENOMEM" "echo 0 >'$tpg/attrib/use_srq'" bash -c "'echo 1 >$tpg/attrib/use_srq'"
 	srpt_attrib "$tpg" use_srq 1
-	nth_sweep enable "$ENOMEM" "echo 0 >'$tpg/enable'" sh -c "'echo 1 >$tpg/enable'"
+	nth_sweep enable "$ENOMEM" "echo 0 >'$tpg/enable'" bash -c "'echo 1 >$tpg/enable'"
 	nth_sweep rdma-cm-port "$ENOMEM" "echo 0 >'$SRPT_CFS/discovery_auth/rdma_cm_port'" \
-		sh -c "'echo $SRP_LOGIN_PORT >$SRPT_CFS/discovery_auth/rdma_cm_port'"
+		bash -c "'echo $SRP_LOGIN_PORT >$SRPT_CFS/discovery_auth/rdma_cm_port'"
 	srpt_teardown_configfs
 	rebuild_target
 	hostile fi-prefill || { echo "the rebuilt target does not work (hostile.log)" >&2; return 1; }
