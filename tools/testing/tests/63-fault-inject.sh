@@ -42,6 +42,9 @@
 #                             (default 2)
 #   SRPT_TEST_FAULT_PROB=P    percent of matching allocations that fail in
 #                             the random phase (default 20)
+#   SRPT_TEST_FAULT_CASES=glob,glob
+#                             run only these sub-cases (default all;
+#                             recovered always runs)
 
 set -euo pipefail
 # shellcheck source=tools/testing/lib.sh
@@ -348,14 +351,24 @@ case_recovered() {
 	srpt_unload
 }
 
+# want_case NAME: NAME is among SRPT_TEST_FAULT_CASES (default: all).
+want_case() {
+	local pat
+	local -a pats
+	IFS=', ' read -r -a pats <<<"${SRPT_TEST_FAULT_CASES:-*}"
+	for pat in "${pats[@]}"; do
+		# shellcheck disable=SC2053 # a glob
+		[[ $1 == $pat ]] && return 0
+	done
+	return 1
+}
+
 # device-add-nth comes before anything makes the device's SRQ (it lives
 # as long as the device), so that configfs-nth's use_srq step makes it.
-sub_case login-session-nomem case_login_session_nomem || true
-sub_case tmf-nomem case_tmf_nomem || true
-sub_case device-add-nth case_device_add_nth || true
-sub_case configfs-nth case_configfs_nth || true
-sub_case random-ring case_random_ring || true
-sub_case random-srq case_random_srq || true
+for c in login-session-nomem tmf-nomem device-add-nth configfs-nth random-ring random-srq; do
+	want_case "$c" || continue
+	sub_case "$c" "case_${c//-/_}" || true
+done
 sub_case recovered case_recovered || true
 fi_off
 sync_kmsg
