@@ -5919,6 +5919,8 @@ static u8 srpt_tmr_func(u8 func)
 static void srpt_tmf_not_submitted(struct srpt_rdma_ch *ch,
 				   struct srpt_send_ioctx *ioctx)
 {
+	/* When LIO refused the function it freed its request again. */
+	ioctx->cmd.se_tmr_req = NULL;
 	if (READ_ONCE(ch->state) != CH_LIVE) {
 		srpt_put_send_ioctx(ioctx);
 		return;
