@@ -168,6 +168,13 @@ struct conn *conn_alloc(void)
 
 void (*g_ev_hook)(const struct conn *c, enum ev_type t, const uint8_t *data, int len);
 
+/*
+ * Number of the current pump() call. Events of different connections that
+ * one call finds cannot be ordered (each connection has its own completion
+ * queue); those of a later call arrived later.
+ */
+unsigned long g_pump_pass;
+
 void ev_push(struct conn *c, enum ev_type t, const uint8_t *data, int len)
 {
 	struct ev *e = calloc(1, sizeof(*e)), **pp;
@@ -177,6 +184,7 @@ void ev_push(struct conn *c, enum ev_type t, const uint8_t *data, int len)
 	if (g_ev_hook)
 		g_ev_hook(c, t, data, len);
 	e->type = t;
+	e->pass = g_pump_pass;
 	if (len > 0) {
 		e->data = malloc(len);
 		if (!e->data)
@@ -587,6 +595,7 @@ void pump(int ms)
 	struct rdma_cm_event *e;
 	int i, n = 0;
 
+	g_pump_pass++;
 	for (i = 0; i < MAXCONN; i++)
 		if (g_conns[i].st != CS_FREE)
 			poll_conn(&g_conns[i]);

@@ -58,6 +58,7 @@ struct icm {
 
 struct ev {
 	enum ev_type type;
+	unsigned long pass;     /* g_pump_pass when it arrived */
 	int len;
 	uint8_t *data;
 	struct ev *next;
@@ -149,6 +150,7 @@ struct conn {
 
 extern struct conn g_conns[MAXCONN];
 extern int g_verbose;
+extern unsigned long g_pump_pass;
 extern enum transport g_transport;
 extern struct rdma_event_channel *g_ec;
 

@@ -56,6 +56,7 @@ struct rt {
 	int nconn;
 	char *finally[8];
 	int nfinally;
+	unsigned long last_pass;        /* when the last expect step's event came */
 	char err[1024];
 	int skip;
 	uint32_t seed;
@@ -1467,8 +1468,10 @@ static int step_expect(struct rt *r, char **tok, int n)
 		for (e = c->evq; e; e = next) {
 			next = e->next;
 			ret = expect_event(r, &ex, c, e, &x);
-			if (ret > 0)    /* a T_LOGOUT is normally followed by a disconnect: fine */
+			if (ret > 0) {  /* a T_LOGOUT is normally followed by a disconnect: fine */
+				r->last_pass = e->pass;
 				ev_remove(c, e);
+			}
 			if (ret)
 				return ret > 0 ? 0 : -1;
 		}
@@ -1488,9 +1491,10 @@ static int step_drain(struct rt *r, char **tok, int n)
 	struct kvs k;
 	struct evalctx x = { .c = r->cur };
 	uint64_t ms = 10000, v;
-	const char *want, *st, *al;
+	const char *want, *st, *al, *before;
 	struct conn *c = r->cur;
-	unsigned long good = 0, other = 0, al_n = 0, al_seen = 0, heard = 0;
+	unsigned long good = 0, other = 0, al_n = 0, al_seen = 0, heard = 0, late = 0;
+	uint64_t late_tag = 0;
 	int al_st = -1, i, has_quiet;
 	uint64_t end, quiet = 0, last;
 	uint8_t bad_st = 0;
@@ -1504,6 +1508,11 @@ static int step_drain(struct rt *r, char **tok, int n)
 	want = kv_get(&k, "want");
 	st = kv_get(&k, "status");
 	al = kv_get(&k, "atleast");
+	before = kv_get(&k, "before");
+	if (before && strcmp(before, "last")) {
+		rt_fail(r, "bad before=%s (only before=last)", before);
+		return -1;
+	}
 	if (al && sscanf(al, "%i:%lu", &al_st, &al_n) != 2) {
 		rt_fail(r, "bad atleast=%s", al);
 		return -1;
@@ -1524,6 +1533,8 @@ static int step_drain(struct rt *r, char **tok, int n)
 			if (e->type == EV_IU && e->len >= 20 && e->data[0] == SRPW_RSP) {
 				if (e->data[19] == al_st)
 					al_seen++;
+				if (before && e->pass > r->last_pass && !late++)
+					late_tag = get_be64(e->data + 8);
 				st_n[e->data[19]]++;
 				if (st && !numlist_match(st, e->data[19], &x)) {
 					other++;
@@ -1552,6 +1563,11 @@ static int step_drain(struct rt *r, char **tok, int n)
 	(void)v;
 	if (other) {
 		rt_fail(r, "drain: %lu responses with status 0x%02x, expected %s", other, bad_st, st);
+		return -1;
+	}
+	if (late) {
+		rt_fail(r, "drain: %lu response(s) arrived after the last expected event, the first with tag 0x%llx",
+			late, (unsigned long long)late_tag);
 		return -1;
 	}
 	if (al && al_seen < al_n) {
