@@ -213,6 +213,8 @@ static DEFINE_MUTEX(rdma_cm_mutex);
 static struct rdma_cm_id *rdma_cm_ids[2];
 static u16 rdma_cm_listen_port;
 static struct workqueue_struct *srpt_wq;
+/* Sends the responses of task-set functions, in the order they are queued. */
+static struct workqueue_struct *srpt_tsk_wq;
 
 /* Ring buffers of all channels, and their limit (srpt_ring_charge()). */
 static atomic64_t srpt_ring_bytes = ATOMIC64_INIT(0);
@@ -250,6 +252,8 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch,
 				  u64 tag);
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static int srpt_enable_srq(struct srpt_device *sdev);
+static void srpt_tsk_wait_put(struct srpt_tsk_wait *w);
+static void srpt_queue_response(struct se_cmd *cmd);
 
 /* Names ----------------------------------------------------------------- */
 
@@ -1102,19 +1106,28 @@ static struct srpt_send_ioctx *srpt_get_send_ioctx(struct srpt_rdma_ch *ch)
  * srpt_put_send_ioctx() - return a send context to its channel
  * @ioctx: the context
  *
- * IUs that waited for a free send context go ahead; credits still owed
- * when the channel falls idle go out via srpt_credit_flush().
+ * A command an ABORT TASK SET or CLEAR TASK SET aborted counts as done for
+ * it now (srpt_tsk_wait_put()). IUs that waited for a free send context go
+ * ahead; credits still owed when the channel falls idle go out via
+ * srpt_credit_flush().
  */
 static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 {
 	struct srpt_rdma_ch *ch = ioctx->ch;
+	struct srpt_tsk_wait *abort_by;
 	unsigned long flags;
 
 	srpt_cmd_state_done(ioctx);
 	spin_lock_irqsave(&ch->lock, flags);
+	/* No task-set function can mark the context from here on. */
+	abort_by = ioctx->abort_by;
+	ioctx->abort_by = NULL;
+	ioctx->abortable = false;
 	list_add(&ioctx->free_list, &ch->free_list);
 	ch->n_free++;
 	spin_unlock_irqrestore(&ch->lock, flags);
+	if (abort_by)
+		srpt_tsk_wait_put(abort_by);
 	srpt_process_wait_list(ch);
 	srpt_credit_flush(ch);
 }
@@ -5865,6 +5878,10 @@ static void srpt_handle_cmd(struct srpt_rdma_ch *ch,
 	if (target_submit_prep(cmd, cdb, sg, sg_cnt, NULL, 0, NULL, 0,
 			       GFP_KERNEL))
 		return;
+	/* LIO has found the logical unit: a task-set function may abort it. */
+	send_ioctx->lu = cmd->se_dev;
+	/* Pairs with srpt_tsk_mark_ch(), which reads lu once it sees this. */
+	smp_store_release(&send_ioctx->abortable, true);
 	if (srpt_pr_refused(ch, cmd) || srpt_xcopy_refused(cmd))
 		reason = TCM_UNSUPPORTED_SCSI_OPCODE;
 	/* The CDB asks for data but no buffer came with it. */
@@ -5905,6 +5922,321 @@ static u8 srpt_tmr_func(u8 func)
 	}
 }
 
+/* Task management: ABORT TASK SET and CLEAR TASK SET -------------------- */
+
+/*
+ * LIO 6.12 answers ABORT TASK SET and CLEAR TASK SET "not supported", so
+ * the driver does the work itself. When the function arrives, every SCSI
+ * command it concerns is marked (srpt_send_ioctx.abort_by); LIO still gets
+ * the function, for its logical unit check and so that the session's
+ * command count includes it. A marked command gets no response (or TASK
+ * ABORTED, see srpt_tsk_withhold()) and no data-in transfer; its response
+ * to the function goes out once every marked command has been released
+ * and LIO has answered. The backstore still executes a marked command that
+ * it already has: LIO exports no way for a fabric to take a command back
+ * from it, so the function waits for it instead.
+ */
+
+/* Send contexts looked at under one hold of a channel's lock. */
+#define SRPT_TSK_MARK_BATCH	64
+
+/**
+ * srpt_tsk_wait_work() - send the response of a task-set function
+ * @work: srpt_tsk_wait.work
+ *
+ * Runs once nothing the function waited for is left; frees the wait.
+ */
+static void srpt_tsk_wait_work(struct work_struct *work)
+{
+	struct srpt_tsk_wait *w = container_of(work, struct srpt_tsk_wait,
+					       work);
+	struct srpt_send_ioctx *tmf = w->tmf;
+
+	kfree(w);
+	if (!tmf)
+		return;
+	tmf->tsk_wait = NULL;
+	srpt_queue_response(&tmf->cmd);
+}
+
+/**
+ * srpt_tsk_wait_put() - one thing a task-set function waited for is done
+ * @w: the function's wait
+ *
+ * When the last one is done, the response goes out (from srpt_tsk_wq, an
+ * ordered queue: this may run in a completion handler or in LIO's release
+ * of a command), unless the function must wait for one that arrived before
+ * it (@w->ordered): then it goes out after that one's.
+ */
+static void srpt_tsk_wait_put(struct srpt_tsk_wait *w)
+{
+	struct srpt_port *sport = w->sport;
+	struct srpt_tsk_wait *head, *next;
+	unsigned long flags;
+	LIST_HEAD(done);
+
+	if (!atomic_dec_and_test(&w->pending))
+		return;
+	spin_lock_irqsave(&sport->tsk_lock, flags);
+	w->ready = true;
+	if (!w->ordered)
+		list_move_tail(&w->entry, &done);
+	while ((head = list_first_entry_or_null(&sport->tsk_waits,
+						struct srpt_tsk_wait, entry)) &&
+	       head->ready)
+		list_move_tail(&head->entry, &done);
+	/* Queued under the lock, so in the order they became ready. */
+	list_for_each_entry_safe(head, next, &done, entry) {
+		list_del_init(&head->entry);
+		queue_work(srpt_tsk_wq, &head->work);
+	}
+	spin_unlock_irqrestore(&sport->tsk_lock, flags);
+}
+
+/**
+ * srpt_tsk_wait_alloc() - start the wait of a task-set function
+ * @ch: channel the function arrived on
+ * @tmf: its send context
+ *
+ * Return: the wait, holding one count for the marking and one for LIO's
+ * answer; NULL without memory.
+ */
+static struct srpt_tsk_wait *srpt_tsk_wait_alloc(struct srpt_rdma_ch *ch,
+						 struct srpt_send_ioctx *tmf)
+{
+	struct srpt_tsk_wait *w = kzalloc(sizeof(*w), GFP_KERNEL);
+
+	if (!w)
+		return NULL;
+	INIT_LIST_HEAD(&w->entry);
+	INIT_WORK(&w->work, srpt_tsk_wait_work);
+	w->sport = ch->sport;
+	w->tmf = tmf;
+	atomic_set(&w->pending, 2);
+	tmf->tsk_wait = w;
+	tmf->task_set = true;
+	return w;
+}
+
+/**
+ * srpt_tsk_lu() - the logical unit a task management function names
+ * @ch: channel the function arrived on
+ * @lun: its LUN
+ * @tas: result: the TAS bit of the logical unit's Control mode page
+ *
+ * The same look-up as LIO's for the function (the ACL's mapped LUNs).
+ *
+ * Return: LIO's device behind @lun for the channel's ACL, only to be
+ * compared; NULL if the LUN is not mapped (LIO then answers the function
+ * itself).
+ */
+static const struct se_device *srpt_tsk_lu(struct srpt_rdma_ch *ch, u64 lun,
+					   bool *tas)
+{
+	const struct se_device *dev = NULL;
+	struct se_dev_entry *deve;
+	struct se_device *d;
+
+	*tas = false;
+	if (!ch->sess || !ch->sess->se_node_acl)
+		return NULL;
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(deve, &ch->sess->se_node_acl->lun_entry_hlist,
+				 link) {
+		if (deve->mapped_lun != lun || !deve->se_lun)
+			continue;
+		d = rcu_dereference(deve->se_lun->lun_se_dev);
+		if (d) {
+			*tas = d->dev_attrib.emulate_tas;
+			dev = d;
+		}
+		break;
+	}
+	rcu_read_unlock();
+	return dev;
+}
+
+/**
+ * srpt_tsk_mark_ch() - mark the commands of one channel for a task-set
+ *	function
+ * @ch: a channel whose rings exist while the caller holds its port's mutex
+ * @w: the function's wait
+ * @lu: the logical unit
+ * @tas: answer the marked commands TASK ABORTED
+ *
+ * Every SCSI command of @lu that has not been released is marked, whether
+ * its response is still to come or already on its way: the function is
+ * answered only after each of them is released, so after any response of
+ * theirs. A command another function marked first stays with it, and @w is
+ * answered after that one. The ring is walked in pieces, each under the
+ * channel's lock, with a chance to reschedule in between; an idle channel
+ * costs one look at its free count.
+ */
+static void srpt_tsk_mark_ch(struct srpt_rdma_ch *ch, struct srpt_tsk_wait *w,
+			     const struct se_device *lu, bool tas)
+{
+	struct srpt_send_ioctx *io;
+	unsigned long flags;
+	int i, end;
+
+	for (i = 0; i < ch->rq_size; i = end) {
+		end = min(i + SRPT_TSK_MARK_BATCH, ch->rq_size);
+		spin_lock_irqsave(&ch->lock, flags);
+		if (ch->n_free >= ch->rq_size) {
+			spin_unlock_irqrestore(&ch->lock, flags);
+			return;
+		}
+		for (; i < end; i++) {
+			io = ch->ioctx_ring[i];
+			/* Pairs with srpt_handle_cmd(): @lu is set before. */
+			if (!smp_load_acquire(&io->abortable) || io->lu != lu)
+				continue;
+			if (io->abort_by) {
+				w->ordered = true;
+				continue;
+			}
+			io->abort_by = w;
+			io->abort_tas = tas;
+			atomic_inc(&w->pending);
+		}
+		spin_unlock_irqrestore(&ch->lock, flags);
+		cond_resched();
+	}
+}
+
+/**
+ * srpt_tsk_mark() - mark the commands a task-set function aborts
+ * @ch: channel the function arrived on
+ * @w: the function's wait
+ * @lu: its logical unit, or NULL
+ * @clear: CLEAR TASK SET (the task set of every I_T nexus) rather than
+ *	ABORT TASK SET (that of the function's own I_T nexus)
+ * @tas: the logical unit's TAS bit
+ *
+ * ABORT TASK SET covers the commands of every channel of the function's
+ * I_T nexus; CLEAR TASK SET those of every I_T nexus of the HCA port,
+ * whatever target port (WWN, TPG) and LUN number they reach the logical
+ * unit through. With @tas, the commands of other I_T nexuses get TASK
+ * ABORTED (SAM-5, the Control mode page's TAS bit). The port's mutex keeps
+ * the channels and their rings, and makes the markings of two functions
+ * one after the other.
+ */
+static void srpt_tsk_mark(struct srpt_rdma_ch *ch, struct srpt_tsk_wait *w,
+			  const struct se_device *lu, bool clear, bool tas)
+{
+	struct srpt_port *sport = ch->sport;
+	struct srpt_nexus *nexus;
+	struct srpt_rdma_ch *other;
+
+	mutex_lock(&sport->mutex);
+	spin_lock_irq(&sport->tsk_lock);
+	list_add_tail(&w->entry, &sport->tsk_waits);
+	spin_unlock_irq(&sport->tsk_lock);
+	if (!lu) {
+		mutex_unlock(&sport->mutex);
+		return;
+	}
+	if (!ch->nexus) {
+		srpt_tsk_mark_ch(ch, w, lu, false);
+		mutex_unlock(&sport->mutex);
+		return;
+	}
+	list_for_each_entry(nexus, &sport->nexus_list, entry) {
+		if (nexus != ch->nexus && !clear)
+			continue;
+		list_for_each_entry(other, &nexus->ch_list, list) {
+			/* Its release has started to free the rings. */
+			if (!other->nacl || !other->ioctx_ring)
+				continue;
+			srpt_tsk_mark_ch(other, w, lu,
+					 tas && nexus != ch->nexus);
+		}
+	}
+	mutex_unlock(&sport->mutex);
+}
+
+/**
+ * srpt_tsk_withhold() - how a command marked by a task-set function ends
+ * @ioctx: send context of a SCSI command whose response is due
+ *
+ * A response that reports state LIO has already cleared goes out: a CHECK
+ * CONDITION with UNIT ATTENTION (LIO clears the unit attention condition
+ * when it reports it, at execution) and the data of REQUEST SENSE. Such a
+ * command is taken as completed before the function; the function's
+ * response follows it. A command of another I_T nexus gets TASK ABORTED
+ * without data when its logical unit has TAS set.
+ *
+ * Return: true if the response must not be sent.
+ */
+static bool srpt_tsk_withhold(struct srpt_send_ioctx *ioctx)
+{
+	struct se_cmd *cmd = &ioctx->cmd;
+	struct scsi_sense_hdr sshdr;
+
+	if (!READ_ONCE(ioctx->abort_by))
+		return false;
+	if (cmd->t_task_cdb && cmd->t_task_cdb[0] == REQUEST_SENSE)
+		return false;
+	if (cmd->scsi_status == SAM_STAT_CHECK_CONDITION &&
+	    scsi_normalize_sense(ioctx->sense_data, cmd->scsi_sense_length,
+				 &sshdr) &&
+	    sshdr.sense_key == UNIT_ATTENTION)
+		return false;
+	if (!READ_ONCE(ioctx->abort_tas))
+		return true;
+	cmd->scsi_status = SAM_STAT_TASK_ABORTED;
+	cmd->scsi_sense_length = 0;
+	cmd->se_cmd_flags &= ~(SCF_UNDERFLOW_BIT | SCF_OVERFLOW_BIT);
+	cmd->residual_count = 0;
+	ioctx->status_only = true;
+	return false;
+}
+
+/**
+ * srpt_handle_task_set() - ABORT TASK SET or CLEAR TASK SET
+ * @ch: channel the function arrived on
+ * @send_ioctx: its send context, in state MGMT
+ * @func: SRP_TSK_ABORT_TASK_SET or SRP_TSK_CLEAR_TASK_SET
+ * @lun: its LUN
+ *
+ * The commands are marked before LIO sees the function, and before any
+ * later IU of the channel is processed. Without memory for the wait, LIO
+ * answers alone ("not supported").
+ *
+ * Return: 0 or the error of target_submit_tmr().
+ */
+static int srpt_handle_task_set(struct srpt_rdma_ch *ch,
+				struct srpt_send_ioctx *send_ioctx, u8 func,
+				u64 lun)
+{
+	struct srpt_tsk_wait *w;
+	const struct se_device *lu;
+	bool tas;
+	int ret;
+
+	w = srpt_tsk_wait_alloc(ch, send_ioctx);
+	if (w) {
+		lu = srpt_tsk_lu(ch, lun, &tas);
+		srpt_tsk_mark(ch, w, lu, func == SRP_TSK_CLEAR_TASK_SET, tas);
+	} else {
+		pr_warn_ratelimited("%s: no memory for task management function %#x\n",
+				    ch->sess_name, func);
+	}
+	ret = target_submit_tmr(&send_ioctx->cmd, ch->sess, NULL, lun, NULL,
+				srpt_tmr_func(func), GFP_KERNEL, 0,
+				TARGET_SCF_ACK_KREF);
+	if (!w)
+		return ret;
+	if (ret) {
+		/* No answer comes from LIO, and the caller frees the context. */
+		w->tmf = NULL;
+		send_ioctx->tsk_wait = NULL;
+		srpt_tsk_wait_put(w);
+	}
+	srpt_tsk_wait_put(w);
+	return ret;
+}
+
 /**
  * srpt_tmf_not_submitted() - answer a task management function LIO refused
  * @ch: SRPT RDMA channel
@@ -5941,7 +6273,8 @@ static void srpt_tmf_not_submitted(struct srpt_rdma_ch *ch,
  * @send_ioctx: send I/O context for the response
  *
  * The function is handed to LIO; its answer comes back through
- * srpt_queue_tm_rsp().
+ * srpt_queue_tm_rsp(). ABORT TASK SET and CLEAR TASK SET are carried out
+ * here (srpt_handle_task_set()).
  */
 static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 				 struct srpt_recv_ioctx *recv_ioctx,
@@ -5972,9 +6305,12 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 
 	pr_debug("%s: TMF %#x lun %llu task %#llx\n", ch->sess_name, func,
 		 lun, task_tag);
-	ret = target_submit_tmr(&send_ioctx->cmd, ch->sess, NULL, lun, NULL,
-				srpt_tmr_func(func), GFP_KERNEL, task_tag,
-				TARGET_SCF_ACK_KREF);
+	if (func == SRP_TSK_ABORT_TASK_SET || func == SRP_TSK_CLEAR_TASK_SET)
+		ret = srpt_handle_task_set(ch, send_ioctx, func, lun);
+	else
+		ret = target_submit_tmr(&send_ioctx->cmd, ch->sess, NULL, lun,
+					NULL, srpt_tmr_func(func), GFP_KERNEL,
+					task_tag, TARGET_SCF_ACK_KREF);
 	if (ret) {
 		pr_debug("%s: TMF not submitted (%d)\n", ch->sess_name, ret);
 		srpt_tmf_not_submitted(ch, send_ioctx);
@@ -6615,11 +6951,20 @@ static void srpt_send_cred_req(struct srpt_rdma_ch *ch)
 /**
  * srpt_tmr_rsp_code() - SRP response code of a LIO TMR response
  * @response: TMR_* response
+ * @task_set: the driver carried out the function (srpt_handle_task_set()),
+ *	which LIO answers "not supported"
+ *
+ * SRP-2 has one code for SAM-5's FUNCTION REJECTED and for a function
+ * that is not supported: 04h. That is the answer to CLEAR ACA, which
+ * SAM-5 rejects when the logical unit does not support ACA (LIO's
+ * standard INQUIRY data has NormACA zero).
  *
  * Return: SRP task management response code.
  */
-static u8 srpt_tmr_rsp_code(u8 response)
+static u8 srpt_tmr_rsp_code(u8 response, bool task_set)
 {
+	if (task_set && response == TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED)
+		return SRPT_TSK_MGMT_COMPLETE;
 	switch (response) {
 	case TMR_FUNCTION_COMPLETE:
 		return SRPT_TSK_MGMT_COMPLETE;
@@ -6692,9 +7037,18 @@ static void srpt_queue_response(struct se_cmd *cmd)
 				   SRPT_STATE_CMD_RSP_SENT, false, &prev))
 		return;
 	srpt_release_recv_held(ioctx);
+	if (!tmr && srpt_tsk_withhold(ioctx)) {
+		/* Aborted by ABORT TASK SET or CLEAR TASK SET. */
+		atomic64_inc(&ch->stats.aborts);
+		trace_srpt_aborted(ch->peer, ch->cid, ioctx->tag);
+		srpt_cmd_state_done(ioctx);
+		transport_generic_free_cmd(cmd, 0);
+		return;
+	}
 
 	if (tmr) {
-		u8 code = srpt_tmr_rsp_code(cmd->se_tmr_req->response);
+		u8 code = srpt_tmr_rsp_code(cmd->se_tmr_req->response,
+					    ioctx->task_set);
 
 		ioctx->rsp_len = srpt_build_tskmgmt_rsp(ch, ioctx, code,
 							ioctx->tag);
@@ -6897,6 +7251,14 @@ static int srpt_queue_status(struct se_cmd *cmd)
  */
 static void srpt_queue_tm_rsp(struct se_cmd *cmd)
 {
+	struct srpt_send_ioctx *ioctx =
+		container_of(cmd, struct srpt_send_ioctx, cmd);
+
+	/* A task-set function also waits for the commands it aborts. */
+	if (ioctx->tsk_wait) {
+		srpt_tsk_wait_put(ioctx->tsk_wait);
+		return;
+	}
 	srpt_queue_response(cmd);
 }
 
@@ -6904,12 +7266,21 @@ static void srpt_queue_tm_rsp(struct se_cmd *cmd)
  * srpt_aborted_task() - LIO aborted a command that gets no response
  * @cmd: SCSI target command
  *
- * The buffers are released with the command in srpt_release_cmd().
+ * The buffers are released with the command in srpt_release_cmd(). An
+ * aborted task-set function leaves its wait, which the commands it marked
+ * still use, without a response to send.
  */
 static void srpt_aborted_task(struct se_cmd *cmd)
 {
 	struct srpt_send_ioctx *ioctx =
 		container_of(cmd, struct srpt_send_ioctx, cmd);
+	struct srpt_tsk_wait *w = ioctx->tsk_wait;
+
+	if (w) {
+		WRITE_ONCE(w->tmf, NULL);
+		ioctx->tsk_wait = NULL;
+		srpt_tsk_wait_put(w);
+	}
 
 	srpt_end_task_attr(cmd);
 	atomic64_inc(&ioctx->ch->stats.aborts);
@@ -8729,6 +9100,8 @@ static void srpt_init_port(struct srpt_device *sdev, u32 i)
 	spin_lock_init(&sport->comp_v_lock);
 	mutex_init(&sport->mutex);
 	INIT_LIST_HEAD(&sport->nexus_list);
+	spin_lock_init(&sport->tsk_lock);
+	INIT_LIST_HEAD(&sport->tsk_waits);
 	INIT_WORK(&sport->work, srpt_port_work);
 	INIT_DELAYED_WORK(&sport->hw_pending_work, srpt_hw_pending_work);
 	atomic_set(&sport->refcount, 0);
@@ -8870,9 +9243,14 @@ static int __init srpt_init_module(void)
 	srpt_wq = alloc_workqueue("ib_srpt", WQ_MEM_RECLAIM, 0);
 	if (!srpt_wq)
 		return -ENOMEM;
+	srpt_tsk_wq = alloc_ordered_workqueue("ib_srpt_tsk", WQ_MEM_RECLAIM);
+	if (!srpt_tsk_wq) {
+		ret = -ENOMEM;
+		goto destroy_wq;
+	}
 	ret = target_register_template(&srpt_template);
 	if (ret)
-		goto destroy_wq;
+		goto destroy_tsk_wq;
 	ret = ib_register_client(&srpt_client);
 	if (ret) {
 		pr_err("registering the IB client failed (%d)\n", ret);
@@ -8884,6 +9262,8 @@ static int __init srpt_init_module(void)
 
 unregister_template:
 	target_unregister_template(&srpt_template);
+destroy_tsk_wq:
+	destroy_workqueue(srpt_tsk_wq);
 destroy_wq:
 	destroy_workqueue(srpt_wq);
 	return ret;
@@ -8904,6 +9284,7 @@ static void __exit srpt_cleanup_module(void)
 	flush_workqueue(srpt_wq);
 	WARN_ON_ONCE(atomic64_read(&srpt_ring_bytes));
 	target_unregister_template(&srpt_template);
+	destroy_workqueue(srpt_tsk_wq);
 	destroy_workqueue(srpt_wq);
 }
 

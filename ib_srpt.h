@@ -371,6 +371,28 @@ struct srpt_rw_ctx {
 };
 
 /**
+ * struct srpt_tsk_wait - an ABORT TASK SET or CLEAR TASK SET that waits
+ * @entry: entry in srpt_port.tsk_waits, in arrival order
+ * @work: sends the response (srpt_tsk_wait_work())
+ * @sport: port whose srpt_port.tsk_waits holds @entry
+ * @tmf: send context of the function, or NULL once LIO aborted it
+ * @pending: commands marked by the function that are not yet released,
+ *	plus one while the marking goes on and one until LIO has answered
+ * @ordered: the function found commands another one had marked first: it
+ *	is answered after every function that arrived before it
+ * @ready: @pending reached zero; protected by srpt_port.tsk_lock
+ */
+struct srpt_tsk_wait {
+	struct list_head entry;
+	struct work_struct work;
+	struct srpt_port *sport;
+	struct srpt_send_ioctx *tmf;
+	atomic_t pending;
+	bool ordered;
+	bool ready;
+};
+
+/**
  * struct srpt_send_ioctx - send context: one SCSI command or TMF
  * @ioctx: response buffer
  * @ch: owning channel
@@ -387,6 +409,14 @@ struct srpt_rw_ctx {
  *	@data_sg right now), or NULL
  * @keep_nents: pages in @keep_sg
  * @rsp_len: length of the response IU in the buffer
+ * @abortable: a SCSI command that ABORT TASK SET and CLEAR TASK SET may
+ *	abort: set (release) once LIO has looked up its logical unit, cleared
+ *	under srpt_rdma_ch.lock when the context goes back to the free list
+ * @abort_tas: the task-set function came from another I_T nexus and the
+ *	logical unit has TAS set: answer TASK ABORTED instead of nothing
+ * @lu: the logical unit of the command (LIO's device), only compared
+ * @abort_by: the ABORT TASK SET or CLEAR TASK SET that aborts the command,
+ *	or NULL; protected by srpt_rdma_ch.lock
  * @recv_ioctx: receive buffer kept until the command completes (immediate
  *	data is used in place)
  * @rw_ctxs: remote-buffer contexts, @s_rw_ctx or an allocated array
@@ -409,6 +439,9 @@ struct srpt_rw_ctx {
  * @own_rsp: this context carries an IU of the driver's own, not a LIO
  *	command's response: an SRP_CRED_REQ, or the answer to a task
  *	management function that LIO did not take
+ * @task_set: an ABORT TASK SET or CLEAR TASK SET the driver carries out
+ * @tsk_wait: for an ABORT TASK SET or CLEAR TASK SET: what its response
+ *	waits for, or NULL
  * @cmd: the LIO command
  * @sense_data: sense buffer
  *
@@ -431,6 +464,10 @@ struct srpt_send_ioctx {
 	struct scatterlist *keep_sg;
 	unsigned int keep_nents;
 	u32 rsp_len;
+	bool abortable;
+	bool abort_tas;
+	const struct se_device *lu;
+	struct srpt_tsk_wait *abort_by;
 	/* Per command from here on: cleared by memset_startat(). */
 	struct srpt_recv_ioctx *recv_ioctx;
 	struct srpt_rw_ctx *rw_ctxs;
@@ -451,6 +488,8 @@ struct srpt_send_ioctx {
 	bool waiting_rsp;
 	bool status_only;
 	bool own_rsp;
+	bool task_set;
+	struct srpt_tsk_wait *tsk_wait;
 	struct se_cmd cmd;
 	u8 sense_data[TRANSPORT_SENSE_BUFFER];
 };
@@ -814,6 +853,9 @@ struct port_and_port_id {
  * @hw_pending_work: closes the live channels whose send queue is stuck
  *	(srpt_hw_pending_work()); queued while the port has live channels
  * @stuck_closed: channels @hw_pending_work closed
+ * @tsk_lock: protects @tsk_waits and srpt_tsk_wait.ready
+ * @tsk_waits: ABORT TASK SET and CLEAR TASK SET functions of the port's
+ *	channels that wait for the commands they abort, in arrival order
  */
 struct srpt_port {
 	struct srpt_device *sdev;
@@ -837,6 +879,8 @@ struct srpt_port {
 	atomic64_t logins_rejected[SRPT_NR_REJ_REASONS];
 	struct delayed_work hw_pending_work;
 	atomic64_t stuck_closed;
+	spinlock_t tsk_lock;	/* see above */
+	struct list_head tsk_waits;
 };
 
 /**
