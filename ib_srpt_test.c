@@ -6059,6 +6059,357 @@ static struct kunit_suite srpt_credit_test_suite = {
 kunit_test_suite(srpt_credit_test_suite);
 
 /*
+ * ABORT TASK SET and CLEAR TASK SET on the fake channels above: which
+ * commands a function marks, when its response goes out, and what becomes
+ * of a marked command's response. LIO is not involved: the tests mark and
+ * release the contexts as srpt_handle_task_set() and LIO would.
+ */
+
+/* Stand-ins for two logical units; only compared. */
+static const struct se_device *const tsk_lu_a = (void *)&srpt_fake;
+static const struct se_device *const tsk_lu_b = (void *)&srpt_fake.sent[1];
+
+/* A fake channel of @n contexts with its ring, on a port ready for them. */
+static struct srpt_rdma_ch *tsk_ch(struct kunit *test, int n)
+{
+	struct srpt_rdma_ch *ch = fake_ch(test, n);
+	struct srpt_send_ioctx *io;
+	struct srpt_port *sport = ch->sport;
+	int i = 0;
+
+	if (!srpt_tsk_wq)
+		kunit_skip(test, "no srpt_tsk_wq: the module did not initialize");
+	mutex_init(&sport->mutex);
+	INIT_LIST_HEAD(&sport->nexus_list);
+	spin_lock_init(&sport->tsk_lock);
+	INIT_LIST_HEAD(&sport->tsk_waits);
+	ch->ioctx_ring = kunit_kcalloc(test, n, sizeof(*ch->ioctx_ring),
+				       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ch->ioctx_ring);
+	list_for_each_entry(io, &ch->free_list, free_list)
+		ch->ioctx_ring[i++] = io;
+	return ch;
+}
+
+/* A SCSI command of logical unit @lu, as srpt_handle_cmd() leaves it. */
+static struct srpt_send_ioctx *tsk_cmd(struct kunit *test,
+				       struct srpt_rdma_ch *ch,
+				       const struct se_device *lu, u64 tag)
+{
+	struct srpt_send_ioctx *io = srpt_get_send_ioctx(ch);
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	io->tag = tag;
+	io->lu = lu;
+	/* As srpt_handle_cmd() publishes it to srpt_tsk_mark_ch(). */
+	smp_store_release(&io->abortable, true);
+	return io;
+}
+
+/* A task-set function as srpt_handle_tsk_mgmt() leaves it for LIO. */
+static struct srpt_send_ioctx *tsk_tmf(struct kunit *test,
+				       struct srpt_rdma_ch *ch, u64 tag)
+{
+	struct srpt_send_ioctx *io = srpt_get_send_ioctx(ch);
+	struct se_tmr_req *tmr = kunit_kzalloc(test, sizeof(*tmr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, io);
+	KUNIT_ASSERT_NOT_NULL(test, tmr);
+	tmr->function = TMR_ABORT_TASK_SET;
+	/* LIO's answer to the function. */
+	tmr->response = TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED;
+	io->tag = tag;
+	io->cmd.se_tmr_req = tmr;
+	io->cmd.se_cmd_flags = SCF_SCSI_TMR_CDB;
+	srpt_set_cmd_state(io, SRPT_STATE_MGMT);
+	return io;
+}
+
+/* Marks for @tmf as srpt_handle_task_set() does; LIO has not answered. */
+static struct srpt_tsk_wait *tsk_start(struct kunit *test,
+				       struct srpt_rdma_ch *ch,
+				       struct srpt_send_ioctx *tmf,
+				       const struct se_device *lu)
+{
+	struct srpt_tsk_wait *w = srpt_tsk_wait_alloc(ch, tmf);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	srpt_tsk_mark(ch, w, lu, false, false);
+	srpt_tsk_wait_put(w);
+	return w;
+}
+
+/* The task management response code of send @i, after the queued work. */
+static int tsk_sent_code(struct kunit *test, int i, u64 tag)
+{
+	struct srp_rsp *rsp;
+
+	KUNIT_EXPECT_LT(test, i, srpt_fake.n_send);
+	if (i >= srpt_fake.n_send)
+		return -1;
+	rsp = srpt_fake.sent[i]->ioctx.buf;
+	KUNIT_EXPECT_EQ(test, rsp->opcode, SRP_RSP);
+	KUNIT_EXPECT_EQ(test, rsp->tag, tag);
+	KUNIT_EXPECT_EQ(test, rsp->flags & SRP_RSP_FLAG_RSPVALID,
+			SRP_RSP_FLAG_RSPVALID);
+	return rsp->data[3];
+}
+
+static void srpt_test_tsk_idle_answered(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = tsk_ch(test, 4);
+	struct srpt_send_ioctx *other = tsk_cmd(test, ch, tsk_lu_b, 1);
+	struct srpt_send_ioctx *tmf = tsk_tmf(test, ch, 0x77);
+
+	tsk_start(test, ch, tmf, tsk_lu_a);
+	KUNIT_EXPECT_NULL(test, other->abort_by);
+	/* LIO answers "not supported": the function is complete at once. */
+	srpt_queue_tm_rsp(&tmf->cmd);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 1);
+	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 0, 0x77),
+			SRPT_TSK_MGMT_COMPLETE);
+	KUNIT_EXPECT_EQ(test, tmf->state, SRPT_STATE_MGMT_RSP_SENT);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ch->sport->tsk_waits));
+}
+
+static void srpt_test_tsk_waits_for_marked(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = tsk_ch(test, 5);
+	struct srpt_send_ioctx *a1 = tsk_cmd(test, ch, tsk_lu_a, 1);
+	struct srpt_send_ioctx *a2 = tsk_cmd(test, ch, tsk_lu_a, 2);
+	struct srpt_send_ioctx *b = tsk_cmd(test, ch, tsk_lu_b, 3);
+	struct srpt_send_ioctx *tmf = tsk_tmf(test, ch, 0x78);
+	struct srpt_tsk_wait *w = tsk_start(test, ch, tmf, tsk_lu_a);
+
+	KUNIT_EXPECT_PTR_EQ(test, a1->abort_by, w);
+	KUNIT_EXPECT_PTR_EQ(test, a2->abort_by, w);
+	KUNIT_EXPECT_NULL(test, b->abort_by);
+	KUNIT_EXPECT_NULL(test, tmf->abort_by);
+	srpt_queue_tm_rsp(&tmf->cmd);
+	srpt_put_send_ioctx(a1);
+	srpt_put_send_ioctx(b);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
+	/* The last marked command is released: now the response goes. */
+	srpt_put_send_ioctx(a2);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 1);
+	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 0, 0x78),
+			SRPT_TSK_MGMT_COMPLETE);
+	/* The contexts went back unmarked. */
+	KUNIT_EXPECT_NULL(test, a1->abort_by);
+	KUNIT_EXPECT_FALSE(test, a2->abortable);
+}
+
+static void srpt_test_tsk_waits_for_lio(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = tsk_ch(test, 3);
+	struct srpt_send_ioctx *a = tsk_cmd(test, ch, tsk_lu_a, 1);
+	struct srpt_send_ioctx *tmf = tsk_tmf(test, ch, 0x79);
+
+	tsk_start(test, ch, tmf, tsk_lu_a);
+	srpt_put_send_ioctx(a);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
+	/* LIO's answer is the last thing the function waits for. */
+	tmf->cmd.se_tmr_req->response = TMR_LUN_DOES_NOT_EXIST;
+	srpt_queue_tm_rsp(&tmf->cmd);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 1);
+	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 0, 0x79),
+			SRPT_TSK_MGMT_FAILED);
+}
+
+static void srpt_test_tsk_ordered(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = tsk_ch(test, 4);
+	struct srpt_send_ioctx *a = tsk_cmd(test, ch, tsk_lu_a, 1);
+	struct srpt_send_ioctx *t1 = tsk_tmf(test, ch, 0x81);
+	struct srpt_send_ioctx *t2 = tsk_tmf(test, ch, 0x82);
+	struct srpt_tsk_wait *w1 = tsk_start(test, ch, t1, tsk_lu_a);
+	struct srpt_tsk_wait *w2 = tsk_start(test, ch, t2, tsk_lu_a);
+
+	/* The command stays with the first function; the second follows it. */
+	KUNIT_EXPECT_PTR_EQ(test, a->abort_by, w1);
+	KUNIT_EXPECT_TRUE(test, w2->ordered);
+	srpt_queue_tm_rsp(&t2->cmd);
+	srpt_queue_tm_rsp(&t1->cmd);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
+	srpt_put_send_ioctx(a);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 2);
+	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 0, 0x81),
+			SRPT_TSK_MGMT_COMPLETE);
+	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 1, 0x82),
+			SRPT_TSK_MGMT_COMPLETE);
+}
+
+static void srpt_test_tsk_lio_aborted_tmf(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = tsk_ch(test, 3);
+	struct srpt_send_ioctx *a = tsk_cmd(test, ch, tsk_lu_a, 1);
+	struct srpt_send_ioctx *tmf = tsk_tmf(test, ch, 0x7a);
+	struct srpt_tsk_wait *w = tsk_start(test, ch, tmf, tsk_lu_a);
+
+	/* A LUN RESET aborted the function before LIO ran it. */
+	srpt_aborted_task(&tmf->cmd);
+	KUNIT_EXPECT_NULL(test, w->tmf);
+	KUNIT_EXPECT_NULL(test, tmf->tsk_wait);
+	srpt_put_send_ioctx(tmf);
+	/* The marked command still finds its wait; nothing is sent. */
+	KUNIT_EXPECT_PTR_EQ(test, a->abort_by, w);
+	srpt_put_send_ioctx(a);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ch->sport->tsk_waits));
+	KUNIT_EXPECT_EQ(test, ch->n_free, 3);
+}
+
+static void srpt_test_tsk_withhold(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = tsk_ch(test, 3);
+	struct srpt_send_ioctx *a = tsk_cmd(test, ch, tsk_lu_a, 1);
+	struct srpt_send_ioctx *tmf = tsk_tmf(test, ch, 0x7b);
+	struct se_cmd *cmd = &a->cmd;
+	u8 cdb[6] = { TEST_UNIT_READY };
+
+	tsk_start(test, ch, tmf, tsk_lu_a);
+	cmd->t_task_cdb = cdb;
+	/* Marked: no response, whatever its status. */
+	cmd->scsi_status = SAM_STAT_GOOD;
+	KUNIT_EXPECT_TRUE(test, srpt_tsk_withhold(a));
+	scsi_build_sense_buffer(0, a->sense_data, NOT_READY, 0x04, 0x00);
+	cmd->scsi_status = SAM_STAT_CHECK_CONDITION;
+	cmd->scsi_sense_length = 18;
+	KUNIT_EXPECT_TRUE(test, srpt_tsk_withhold(a));
+	/* A unit attention LIO has cleared is reported. */
+	scsi_build_sense_buffer(0, a->sense_data, UNIT_ATTENTION, 0x29, 0x03);
+	KUNIT_EXPECT_FALSE(test, srpt_tsk_withhold(a));
+	scsi_build_sense_buffer(1, a->sense_data, UNIT_ATTENTION, 0x29, 0x03);
+	KUNIT_EXPECT_FALSE(test, srpt_tsk_withhold(a));
+	/* So is the sense data REQUEST SENSE returns. */
+	cmd->scsi_status = SAM_STAT_GOOD;
+	cdb[0] = REQUEST_SENSE;
+	KUNIT_EXPECT_FALSE(test, srpt_tsk_withhold(a));
+	cdb[0] = TEST_UNIT_READY;
+	/* Another I_T nexus's command, TAS set: TASK ABORTED, no data. */
+	a->abort_tas = true;
+	cmd->se_cmd_flags |= SCF_UNDERFLOW_BIT;
+	cmd->residual_count = 512;
+	KUNIT_EXPECT_FALSE(test, srpt_tsk_withhold(a));
+	KUNIT_EXPECT_EQ(test, cmd->scsi_status, SAM_STAT_TASK_ABORTED);
+	KUNIT_EXPECT_TRUE(test, a->status_only);
+	KUNIT_EXPECT_EQ(test, cmd->residual_count, 0);
+	KUNIT_EXPECT_FALSE(test, cmd->se_cmd_flags & SCF_UNDERFLOW_BIT);
+	/* Not marked: answered as usual. */
+	a->abort_tas = false;
+	cmd->scsi_status = SAM_STAT_GOOD;
+	srpt_put_send_ioctx(a);
+	KUNIT_EXPECT_FALSE(test, srpt_tsk_withhold(a));
+	srpt_queue_tm_rsp(&tmf->cmd);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 1);
+}
+
+/* Puts @ch into @nexus, as srpt_join_nexus() does (nacl: only tested). */
+static void tsk_join(struct srpt_nexus *nexus, struct srpt_rdma_ch *ch)
+{
+	ch->nexus = nexus;
+	ch->nacl = (void *)nexus;
+	list_add_tail(&ch->list, &nexus->ch_list);
+}
+
+static void srpt_test_tsk_scope(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch0 = tsk_ch(test, 4);
+	struct srpt_rdma_ch *ch1 = tsk_ch(test, 2);
+	struct srpt_rdma_ch *ch2 = tsk_ch(test, 1);
+	struct srpt_port *sport = ch0->sport;
+	struct srpt_nexus *n1, *n2;
+	struct srpt_send_ioctx *c0, *c1, *c1b, *c2, *t1, *t2;
+	struct srpt_tsk_wait *w1, *w2;
+
+	n1 = kunit_kzalloc(test, sizeof(*n1), GFP_KERNEL);
+	n2 = kunit_kzalloc(test, sizeof(*n2), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n1);
+	KUNIT_ASSERT_NOT_NULL(test, n2);
+	INIT_LIST_HEAD(&n1->ch_list);
+	INIT_LIST_HEAD(&n2->ch_list);
+	list_add_tail(&n1->entry, &sport->nexus_list);
+	list_add_tail(&n2->entry, &sport->nexus_list);
+	tsk_join(n1, ch0);
+	tsk_join(n1, ch1);
+	tsk_join(n2, ch2);
+	c0 = tsk_cmd(test, ch0, tsk_lu_a, 1);
+	c1 = tsk_cmd(test, ch1, tsk_lu_a, 2);
+	c1b = tsk_cmd(test, ch1, tsk_lu_b, 3);
+	c2 = tsk_cmd(test, ch2, tsk_lu_a, 4);
+	t1 = tsk_tmf(test, ch0, 0x91);
+	t2 = tsk_tmf(test, ch0, 0x92);
+
+	/* ABORT TASK SET: every channel of the nexus, no other nexus. */
+	w1 = srpt_tsk_wait_alloc(ch0, t1);
+	KUNIT_ASSERT_NOT_NULL(test, w1);
+	srpt_tsk_mark(ch0, w1, tsk_lu_a, false, true);
+	srpt_tsk_wait_put(w1);
+	KUNIT_EXPECT_PTR_EQ(test, c0->abort_by, w1);
+	KUNIT_EXPECT_PTR_EQ(test, c1->abort_by, w1);
+	KUNIT_EXPECT_FALSE(test, c1->abort_tas);
+	KUNIT_EXPECT_NULL(test, c1b->abort_by);
+	KUNIT_EXPECT_NULL(test, c2->abort_by);
+
+	/* CLEAR TASK SET: the other nexus too, TASK ABORTED there (TAS). */
+	t2->cmd.se_tmr_req->function = TMR_CLEAR_TASK_SET;
+	w2 = srpt_tsk_wait_alloc(ch0, t2);
+	KUNIT_ASSERT_NOT_NULL(test, w2);
+	srpt_tsk_mark(ch0, w2, tsk_lu_a, true, true);
+	srpt_tsk_wait_put(w2);
+	KUNIT_EXPECT_PTR_EQ(test, c2->abort_by, w2);
+	KUNIT_EXPECT_TRUE(test, c2->abort_tas);
+	KUNIT_EXPECT_PTR_EQ(test, c1->abort_by, w1);
+	KUNIT_EXPECT_TRUE(test, w2->ordered);
+
+	srpt_queue_tm_rsp(&t1->cmd);
+	srpt_queue_tm_rsp(&t2->cmd);
+	srpt_put_send_ioctx(c2);
+	srpt_put_send_ioctx(c1b);
+	srpt_put_send_ioctx(c0);
+	flush_workqueue(srpt_tsk_wq);
+	/* The second waits for the first, which waits for c1. */
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
+	srpt_put_send_ioctx(c1);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 2);
+	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 0, 0x91),
+			SRPT_TSK_MGMT_COMPLETE);
+	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 1, 0x92),
+			SRPT_TSK_MGMT_COMPLETE);
+	KUNIT_EXPECT_TRUE(test, list_empty(&sport->tsk_waits));
+}
+
+static struct kunit_case srpt_tmf_test_cases[] = {
+	KUNIT_CASE(srpt_test_tsk_idle_answered),
+	KUNIT_CASE(srpt_test_tsk_waits_for_marked),
+	KUNIT_CASE(srpt_test_tsk_waits_for_lio),
+	KUNIT_CASE(srpt_test_tsk_ordered),
+	KUNIT_CASE(srpt_test_tsk_lio_aborted_tmf),
+	KUNIT_CASE(srpt_test_tsk_withhold),
+	KUNIT_CASE(srpt_test_tsk_scope),
+	{}
+};
+
+static struct kunit_suite srpt_tmf_test_suite = {
+	.name = "ib_srpt_tmf",
+	.init = srpt_test_init,
+	.exit = srpt_test_exit,
+	.test_cases = srpt_tmf_test_cases,
+};
+
+kunit_test_suite(srpt_tmf_test_suite);
+
+/*
  * The connection managers' entry points. The name and login request of an
  * RDMA/CM connection request are pure functions, tested byte by byte. The
  * event handlers are run on the fake channels above, with an IB/CM or
