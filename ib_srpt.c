@@ -253,7 +253,6 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch,
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static int srpt_enable_srq(struct srpt_device *sdev);
 static void srpt_tsk_wait_put(struct srpt_tsk_wait *w);
-static void srpt_queue_response(struct se_cmd *cmd);
 
 /* Names ----------------------------------------------------------------- */
 
@@ -2876,6 +2875,25 @@ static void srpt_ch_forget_acl(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_wait_task_sets() - wait until a channel's task-set functions are
+ *	handed to LIO
+ * @ch: channel being released
+ *
+ * An ABORT TASK SET or CLEAR TASK SET that waits for the commands it
+ * marked uses the channel's session and a send context of its ring, and
+ * LIO does not know of it yet, so srpt_end_session() would not wait for
+ * it. Its commands end as the backstore finishes them, or as their
+ * channels close. Waits in 10-second periods, as srpt_end_session().
+ */
+static void srpt_wait_task_sets(struct srpt_rdma_ch *ch)
+{
+	while (!wait_event_timeout(srpt_ch_released_wq,
+				   !atomic_read(&ch->tsk_held), 10 * HZ))
+		pr_info_ratelimited("%s: release waits for the backstore\n",
+				    ch->sess_name);
+}
+
+/**
  * srpt_end_session() - stop a channel's LIO session and wait for its commands
  * @ch: channel being released, with a session
  *
@@ -2934,6 +2952,7 @@ static void srpt_release_channel_work(struct work_struct *w)
 	srpt_drop_waiting_ius(ch);
 	srpt_fail_rw_waiters(ch);
 	srpt_ch_forget_acl(ch);
+	srpt_wait_task_sets(ch);
 	if (ch->sess)
 		srpt_end_session(ch);
 	if (!ch->use_srq && ch->qp)
@@ -5927,46 +5946,82 @@ static u8 srpt_tmr_func(u8 func)
 /*
  * LIO 6.12 answers ABORT TASK SET and CLEAR TASK SET "not supported", so
  * the driver does the work itself. When the function arrives, every SCSI
- * command it concerns is marked (srpt_send_ioctx.abort_by); LIO still gets
- * the function, for its logical unit check and so that the session's
- * command count includes it. A marked command gets no response (or TASK
- * ABORTED, see srpt_tsk_withhold()) and no data-in transfer; its response
- * to the function goes out once every marked command has been released
- * and LIO has answered. The backstore still executes a marked command that
- * it already has: LIO exports no way for a fabric to take a command back
- * from it, so the function waits for it instead.
+ * command it concerns is marked (srpt_send_ioctx.abort_by). A marked
+ * command gets no response (or TASK ABORTED, see srpt_tsk_withhold()) and
+ * no data-in transfer. The function goes to LIO only once every marked
+ * command has been released, for the session's command count and LIO's
+ * answer, which becomes the response: until then LIO knows nothing of it,
+ * so nothing in LIO (a LOGICAL UNIT RESET, or a PERSISTENT RESERVE OUT
+ * PREEMPT AND ABORT, which waits for every task management function of
+ * the device) can wait for a function that waits for commands. The
+ * backstore still executes a marked command that it already has: LIO
+ * exports no way for a fabric to take a command back from it, so the
+ * function waits for it instead.
  */
 
 /* Send contexts looked at under one hold of a channel's lock. */
 #define SRPT_TSK_MARK_BATCH	64
 
+#if IS_ENABLED(CONFIG_INFINIBAND_SRPT_KUNIT_TEST)
+/* KUnit's stand-in for LIO in srpt_tsk_submit(), or NULL. */
+static int (*srpt_tsk_submit_hook)(struct srpt_tsk_wait *w);
+#endif
+
 /**
- * srpt_tsk_wait_work() - send the response of a task-set function
+ * srpt_tsk_submit() - hand a task-set function to LIO
+ * @w: the function's wait, with nothing left to wait for
+ *
+ * Return: 0 or the error of target_submit_tmr().
+ */
+static int srpt_tsk_submit(struct srpt_tsk_wait *w)
+{
+#if IS_ENABLED(CONFIG_INFINIBAND_SRPT_KUNIT_TEST)
+	if (srpt_tsk_submit_hook)
+		return srpt_tsk_submit_hook(w);
+#endif
+	return target_submit_tmr(&w->tmf->cmd, w->ch->sess, NULL, w->lun, NULL,
+				 srpt_tmr_func(w->func), GFP_KERNEL, 0,
+				 TARGET_SCF_ACK_KREF);
+}
+
+/**
+ * srpt_tsk_wait_work() - hand a task-set function to LIO once it is done
  * @work: srpt_tsk_wait.work
  *
- * Runs once nothing the function waited for is left; frees the wait.
+ * Runs once no command the function marked is left; LIO's answer then
+ * comes back through srpt_queue_tm_rsp() as for any function. LIO refuses
+ * it when the session is stopping (the channel is closing): no response is
+ * sent then. Frees the wait; the channel's release may go on once
+ * srpt_rdma_ch.tsk_held is zero.
  */
 static void srpt_tsk_wait_work(struct work_struct *work)
 {
 	struct srpt_tsk_wait *w = container_of(work, struct srpt_tsk_wait,
 					       work);
-	struct srpt_send_ioctx *tmf = w->tmf;
+	struct srpt_rdma_ch *ch = w->ch;
+	int ret;
 
+	ret = srpt_tsk_submit(w);
+	if (ret) {
+		pr_debug("%s: TMF not submitted (%d)\n", ch->sess_name, ret);
+		srpt_put_send_ioctx(w->tmf);
+	}
+	if (w->se_lun)
+		percpu_ref_put(&w->se_lun->lun_ref);
 	kfree(w);
-	if (!tmf)
-		return;
-	tmf->tsk_wait = NULL;
-	srpt_queue_response(&tmf->cmd);
+	/* The last access to the channel: its release waits for this. */
+	if (atomic_dec_and_test(&ch->tsk_held))
+		wake_up_all(&srpt_ch_released_wq);
 }
 
 /**
  * srpt_tsk_wait_put() - one thing a task-set function waited for is done
  * @w: the function's wait
  *
- * When the last one is done, the response goes out (from srpt_tsk_wq, an
- * ordered queue: this may run in a completion handler or in LIO's release
- * of a command), unless the function must wait for one that arrived before
- * it (@w->ordered): then it goes out after that one's.
+ * When the last one is done, the function goes to LIO (from srpt_tsk_wq,
+ * an ordered queue: this may run in a completion handler or in LIO's
+ * release of a command), unless the function must wait for one that
+ * arrived before it (@w->ordered): then it goes after that one.
  */
 static void srpt_tsk_wait_put(struct srpt_tsk_wait *w)
 {
@@ -5997,12 +6052,17 @@ static void srpt_tsk_wait_put(struct srpt_tsk_wait *w)
  * srpt_tsk_wait_alloc() - start the wait of a task-set function
  * @ch: channel the function arrived on
  * @tmf: its send context
+ * @func: the SRP function
+ * @lun: its LUN
  *
- * Return: the wait, holding one count for the marking and one for LIO's
- * answer; NULL without memory.
+ * The wait holds one count for the marking, and counts in the channel's
+ * srpt_rdma_ch.tsk_held until it has been handed to LIO.
+ *
+ * Return: the wait; NULL without memory.
  */
 static struct srpt_tsk_wait *srpt_tsk_wait_alloc(struct srpt_rdma_ch *ch,
-						 struct srpt_send_ioctx *tmf)
+						 struct srpt_send_ioctx *tmf,
+						 u8 func, u64 lun)
 {
 	struct srpt_tsk_wait *w = kzalloc(sizeof(*w), GFP_KERNEL);
 
@@ -6011,9 +6071,12 @@ static struct srpt_tsk_wait *srpt_tsk_wait_alloc(struct srpt_rdma_ch *ch,
 	INIT_LIST_HEAD(&w->entry);
 	INIT_WORK(&w->work, srpt_tsk_wait_work);
 	w->sport = ch->sport;
+	w->ch = ch;
 	w->tmf = tmf;
-	atomic_set(&w->pending, 2);
-	tmf->tsk_wait = w;
+	w->func = func;
+	w->lun = lun;
+	atomic_set(&w->pending, 1);
+	atomic_inc(&ch->tsk_held);
 	tmf->task_set = true;
 	return w;
 }
@@ -6023,33 +6086,43 @@ static struct srpt_tsk_wait *srpt_tsk_wait_alloc(struct srpt_rdma_ch *ch,
  * @ch: channel the function arrived on
  * @lun: its LUN
  * @tas: result: the TAS bit of the logical unit's Control mode page
+ * @se_lun: result: LIO's LUN, with a reference to its lun_ref that keeps
+ *	the device; the caller drops it
  *
- * The same look-up as LIO's for the function (the ACL's mapped LUNs).
+ * The same look-up as LIO's for the function (the ACL's mapped LUNs, a LUN
+ * that is being removed counts as missing).
  *
  * Return: LIO's device behind @lun for the channel's ACL, only to be
- * compared; NULL if the LUN is not mapped (LIO then answers the function
- * itself).
+ * compared; NULL if there is none (LIO then answers the function itself).
  */
 static const struct se_device *srpt_tsk_lu(struct srpt_rdma_ch *ch, u64 lun,
-					   bool *tas)
+					   bool *tas, struct se_lun **se_lun)
 {
 	const struct se_device *dev = NULL;
 	struct se_dev_entry *deve;
 	struct se_device *d;
+	struct se_lun *l;
 
 	*tas = false;
+	*se_lun = NULL;
 	if (!ch->sess || !ch->sess->se_node_acl)
 		return NULL;
 	rcu_read_lock();
 	hlist_for_each_entry_rcu(deve, &ch->sess->se_node_acl->lun_entry_hlist,
 				 link) {
-		if (deve->mapped_lun != lun || !deve->se_lun)
+		if (deve->mapped_lun != lun)
 			continue;
-		d = rcu_dereference(deve->se_lun->lun_se_dev);
-		if (d) {
-			*tas = d->dev_attrib.emulate_tas;
-			dev = d;
+		l = deve->se_lun;
+		if (!l || !percpu_ref_tryget_live(&l->lun_ref))
+			break;
+		d = rcu_dereference(l->lun_se_dev);
+		if (!d) {
+			percpu_ref_put(&l->lun_ref);
+			break;
 		}
+		*tas = d->dev_attrib.emulate_tas;
+		*se_lun = l;
+		dev = d;
 		break;
 	}
 	rcu_read_unlock();
@@ -6108,7 +6181,7 @@ static void srpt_tsk_mark_ch(struct srpt_rdma_ch *ch, struct srpt_tsk_wait *w,
  * srpt_tsk_mark() - mark the commands a task-set function aborts
  * @ch: channel the function arrived on
  * @w: the function's wait
- * @lu: its logical unit, or NULL
+ * @lu: its logical unit
  * @clear: CLEAR TASK SET (the task set of every I_T nexus) rather than
  *	ABORT TASK SET (that of the function's own I_T nexus)
  * @tas: the logical unit's TAS bit
@@ -6116,10 +6189,10 @@ static void srpt_tsk_mark_ch(struct srpt_rdma_ch *ch, struct srpt_tsk_wait *w,
  * ABORT TASK SET covers the commands of every channel of the function's
  * I_T nexus; CLEAR TASK SET those of every I_T nexus of the HCA port,
  * whatever target port (WWN, TPG) and LUN number they reach the logical
- * unit through. With @tas, the commands of other I_T nexuses get TASK
- * ABORTED (SAM-5, the Control mode page's TAS bit). The port's mutex keeps
- * the channels and their rings, and makes the markings of two functions
- * one after the other.
+ * unit through. With @tas, the commands of other I_T nexuses get
+ * TASK ABORTED (SAM-5, the Control mode page's TAS bit). The port's mutex
+ * keeps the channels and their rings, and makes the markings of two
+ * functions one after the other.
  */
 static void srpt_tsk_mark(struct srpt_rdma_ch *ch, struct srpt_tsk_wait *w,
 			  const struct se_device *lu, bool clear, bool tas)
@@ -6128,14 +6201,11 @@ static void srpt_tsk_mark(struct srpt_rdma_ch *ch, struct srpt_tsk_wait *w,
 	struct srpt_nexus *nexus;
 	struct srpt_rdma_ch *other;
 
+	w->lu = lu;
 	mutex_lock(&sport->mutex);
 	spin_lock_irq(&sport->tsk_lock);
 	list_add_tail(&w->entry, &sport->tsk_waits);
 	spin_unlock_irq(&sport->tsk_lock);
-	if (!lu) {
-		mutex_unlock(&sport->mutex);
-		return;
-	}
 	if (!ch->nexus) {
 		srpt_tsk_mark_ch(ch, w, lu, false);
 		mutex_unlock(&sport->mutex);
@@ -6199,9 +6269,11 @@ static bool srpt_tsk_withhold(struct srpt_send_ioctx *ioctx)
  * @func: SRP_TSK_ABORT_TASK_SET or SRP_TSK_CLEAR_TASK_SET
  * @lun: its LUN
  *
- * The commands are marked before LIO sees the function, and before any
- * later IU of the channel is processed. Without memory for the wait, LIO
- * answers alone ("not supported").
+ * The commands are marked before any later IU of the channel is processed;
+ * the function goes to LIO once they are released (srpt_tsk_wait_work()).
+ * LIO gets it at once, unmarked, and answers it alone when there is no
+ * memory for the wait ("not supported", 04h) and when the LUN is not
+ * mapped (FAILED).
  *
  * Return: 0 or the error of target_submit_tmr().
  */
@@ -6209,32 +6281,30 @@ static int srpt_handle_task_set(struct srpt_rdma_ch *ch,
 				struct srpt_send_ioctx *send_ioctx, u8 func,
 				u64 lun)
 {
-	struct srpt_tsk_wait *w;
+	struct srpt_tsk_wait *w = NULL;
 	const struct se_device *lu;
+	struct se_lun *se_lun;
 	bool tas;
-	int ret;
 
-	w = srpt_tsk_wait_alloc(ch, send_ioctx);
-	if (w) {
-		lu = srpt_tsk_lu(ch, lun, &tas);
-		srpt_tsk_mark(ch, w, lu, func == SRP_TSK_CLEAR_TASK_SET, tas);
-	} else {
+	lu = srpt_tsk_lu(ch, lun, &tas, &se_lun);
+	if (!lu)
+		goto lio;
+	w = srpt_tsk_wait_alloc(ch, send_ioctx, func, lun);
+	if (!w) {
+		percpu_ref_put(&se_lun->lun_ref);
 		pr_warn_ratelimited("%s: no memory for task management function %#x\n",
 				    ch->sess_name, func);
+		goto lio;
 	}
-	ret = target_submit_tmr(&send_ioctx->cmd, ch->sess, NULL, lun, NULL,
-				srpt_tmr_func(func), GFP_KERNEL, 0,
-				TARGET_SCF_ACK_KREF);
-	if (!w)
-		return ret;
-	if (ret) {
-		/* No answer comes from LIO, and the caller frees the context. */
-		w->tmf = NULL;
-		send_ioctx->tsk_wait = NULL;
-		srpt_tsk_wait_put(w);
-	}
+	w->se_lun = se_lun;
+	srpt_tsk_mark(ch, w, lu, func == SRP_TSK_CLEAR_TASK_SET, tas);
 	srpt_tsk_wait_put(w);
-	return ret;
+	return 0;
+
+lio:
+	return target_submit_tmr(&send_ioctx->cmd, ch->sess, NULL, lun, NULL,
+				 srpt_tmr_func(func), GFP_KERNEL, 0,
+				 TARGET_SCF_ACK_KREF);
 }
 
 /**
@@ -6952,7 +7022,8 @@ static void srpt_send_cred_req(struct srpt_rdma_ch *ch)
  * srpt_tmr_rsp_code() - SRP response code of a LIO TMR response
  * @response: TMR_* response
  * @task_set: the driver carried out the function (srpt_handle_task_set()),
- *	which LIO answers "not supported"
+ *	which LIO answers "not supported", or "no such LUN" if the LUN was
+ *	removed while the function waited for its commands
  *
  * SRP-2 has one code for SAM-5's FUNCTION REJECTED and for a function
  * that is not supported: 04h. That is the answer to CLEAR ACA, which
@@ -6963,7 +7034,9 @@ static void srpt_send_cred_req(struct srpt_rdma_ch *ch)
  */
 static u8 srpt_tmr_rsp_code(u8 response, bool task_set)
 {
-	if (task_set && response == TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED)
+	/* LIO found the LUN gone only after the driver did the work. */
+	if (task_set && (response == TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED ||
+			 response == TMR_LUN_DOES_NOT_EXIST))
 		return SRPT_TSK_MGMT_COMPLETE;
 	switch (response) {
 	case TMR_FUNCTION_COMPLETE:
@@ -7251,14 +7324,6 @@ static int srpt_queue_status(struct se_cmd *cmd)
  */
 static void srpt_queue_tm_rsp(struct se_cmd *cmd)
 {
-	struct srpt_send_ioctx *ioctx =
-		container_of(cmd, struct srpt_send_ioctx, cmd);
-
-	/* A task-set function also waits for the commands it aborts. */
-	if (ioctx->tsk_wait) {
-		srpt_tsk_wait_put(ioctx->tsk_wait);
-		return;
-	}
 	srpt_queue_response(cmd);
 }
 
@@ -7266,21 +7331,12 @@ static void srpt_queue_tm_rsp(struct se_cmd *cmd)
  * srpt_aborted_task() - LIO aborted a command that gets no response
  * @cmd: SCSI target command
  *
- * The buffers are released with the command in srpt_release_cmd(). An
- * aborted task-set function leaves its wait, which the commands it marked
- * still use, without a response to send.
+ * The buffers are released with the command in srpt_release_cmd().
  */
 static void srpt_aborted_task(struct se_cmd *cmd)
 {
 	struct srpt_send_ioctx *ioctx =
 		container_of(cmd, struct srpt_send_ioctx, cmd);
-	struct srpt_tsk_wait *w = ioctx->tsk_wait;
-
-	if (w) {
-		WRITE_ONCE(w->tmf, NULL);
-		ioctx->tsk_wait = NULL;
-		srpt_tsk_wait_put(w);
-	}
 
 	srpt_end_task_attr(cmd);
 	atomic64_inc(&ioctx->ch->stats.aborts);

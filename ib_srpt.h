@@ -373,20 +373,31 @@ struct srpt_rw_ctx {
 /**
  * struct srpt_tsk_wait - an ABORT TASK SET or CLEAR TASK SET that waits
  * @entry: entry in srpt_port.tsk_waits, in arrival order
- * @work: sends the response (srpt_tsk_wait_work())
+ * @work: hands the function to LIO (srpt_tsk_wait_work())
  * @sport: port whose srpt_port.tsk_waits holds @entry
- * @tmf: send context of the function, or NULL once LIO aborted it
+ * @ch: channel the function arrived on; counted in srpt_rdma_ch.tsk_held
+ * @tmf: send context of the function, not yet known to LIO
+ * @lun: LUN of the function
+ * @se_lun: LIO's LUN behind @lun for the channel's ACL; the wait holds a
+ *	reference to its lun_ref, which keeps @lu
+ * @lu: the logical unit (LIO's device), only compared
+ * @func: the SRP task management function
  * @pending: commands marked by the function that are not yet released,
- *	plus one while the marking goes on and one until LIO has answered
+ *	plus one while the marking goes on
  * @ordered: the function found commands another one had marked first: it
- *	is answered after every function that arrived before it
+ *	goes to LIO after every function that arrived before it
  * @ready: @pending reached zero; protected by srpt_port.tsk_lock
  */
 struct srpt_tsk_wait {
 	struct list_head entry;
 	struct work_struct work;
 	struct srpt_port *sport;
+	struct srpt_rdma_ch *ch;
 	struct srpt_send_ioctx *tmf;
+	u64 lun;
+	struct se_lun *se_lun;
+	const struct se_device *lu;
+	u8 func;
 	atomic_t pending;
 	bool ordered;
 	bool ready;
@@ -439,9 +450,7 @@ struct srpt_tsk_wait {
  * @own_rsp: this context carries an IU of the driver's own, not a LIO
  *	command's response: an SRP_CRED_REQ, or the answer to a task
  *	management function that LIO did not take
- * @task_set: an ABORT TASK SET or CLEAR TASK SET the driver carries out
- * @tsk_wait: for an ABORT TASK SET or CLEAR TASK SET: what its response
- *	waits for, or NULL
+ * @task_set: an ABORT TASK SET or CLEAR TASK SET the driver carried out
  * @cmd: the LIO command
  * @sense_data: sense buffer
  *
@@ -489,7 +498,6 @@ struct srpt_send_ioctx {
 	bool status_only;
 	bool own_rsp;
 	bool task_set;
-	struct srpt_tsk_wait *tsk_wait;
 	struct se_cmd cmd;
 	u8 sense_data[TRANSPORT_SENSE_BUFFER];
 };
@@ -611,6 +619,9 @@ struct srpt_ch_stats {
  * @holder: what the channels from @peer hold of the device's data-buffer
  *	budget; set while the channel has its rings (srpt_get_holder())
  * @stats: counters shown in the ACL's info attribute
+ * @tsk_held: ABORT TASK SET and CLEAR TASK SET functions of the channel
+ *	that wait for the commands they abort and are not yet handed to LIO
+ *	(srpt_tsk_wait); the release waits for them
  */
 struct srpt_rdma_ch {
 	struct srpt_nexus *nexus;
@@ -669,6 +680,7 @@ struct srpt_rdma_ch {
 	char peer[40];
 	struct srpt_holder *holder;
 	struct srpt_ch_stats stats;
+	atomic_t tsk_held;
 };
 
 /**

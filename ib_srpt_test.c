@@ -6060,14 +6060,39 @@ kunit_test_suite(srpt_credit_test_suite);
 
 /*
  * ABORT TASK SET and CLEAR TASK SET on the fake channels above: which
- * commands a function marks, when its response goes out, and what becomes
- * of a marked command's response. LIO is not involved: the tests mark and
- * release the contexts as srpt_handle_task_set() and LIO would.
+ * commands a function marks, when it goes to LIO, and what becomes of a
+ * marked command's response. LIO is a stand-in (tsk_fake_lio()) that
+ * answers at once; the tests mark and release the contexts as
+ * srpt_handle_task_set() and LIO would.
  */
 
 /* Stand-ins for two logical units; only compared. */
 static const struct se_device *const tsk_lu_a = (void *)&srpt_fake;
 static const struct se_device *const tsk_lu_b = (void *)&srpt_fake.sent[1];
+
+/* What tsk_fake_lio() saw and does. */
+static struct {
+	int n_submit;		/* functions handed to it */
+	int n_sent_then;	/* srpt_fake.n_send at the first of them */
+	int fail;		/* its return value */
+} tsk_lio;
+
+/* LIO stand-in for srpt_tsk_submit(): answers at once, as LIO 6.12 does. */
+static int tsk_fake_lio(struct srpt_tsk_wait *w)
+{
+	if (!tsk_lio.n_submit++)
+		tsk_lio.n_sent_then = srpt_fake.n_send;
+	if (tsk_lio.fail)
+		return tsk_lio.fail;
+	srpt_queue_tm_rsp(&w->tmf->cmd);
+	return 0;
+}
+
+static void tsk_exit(struct kunit *test)
+{
+	srpt_tsk_submit_hook = NULL;
+	srpt_test_exit(test);
+}
 
 /* A fake channel of @n contexts with its ring, on a port ready for them. */
 static struct srpt_rdma_ch *tsk_ch(struct kunit *test, int n)
@@ -6079,6 +6104,8 @@ static struct srpt_rdma_ch *tsk_ch(struct kunit *test, int n)
 
 	if (!srpt_tsk_wq)
 		kunit_skip(test, "no srpt_tsk_wq: the module did not initialize");
+	memset(&tsk_lio, 0, sizeof(tsk_lio));
+	srpt_tsk_submit_hook = tsk_fake_lio;
 	mutex_init(&sport->mutex);
 	INIT_LIST_HEAD(&sport->nexus_list);
 	spin_lock_init(&sport->tsk_lock);
@@ -6106,7 +6133,7 @@ static struct srpt_send_ioctx *tsk_cmd(struct kunit *test,
 	return io;
 }
 
-/* A task-set function as srpt_handle_tsk_mgmt() leaves it for LIO. */
+/* A task-set function as srpt_handle_tsk_mgmt() leaves it, and LIO's TMR. */
 static struct srpt_send_ioctx *tsk_tmf(struct kunit *test,
 				       struct srpt_rdma_ch *ch, u64 tag)
 {
@@ -6125,15 +6152,27 @@ static struct srpt_send_ioctx *tsk_tmf(struct kunit *test,
 	return io;
 }
 
-/* Marks for @tmf as srpt_handle_task_set() does; LIO has not answered. */
+/* Starts a wait for @tmf on @ch, as srpt_handle_task_set() does. */
+static struct srpt_tsk_wait *tsk_wait(struct kunit *test,
+				      struct srpt_rdma_ch *ch,
+				      struct srpt_send_ioctx *tmf)
+{
+	struct srpt_tsk_wait *w = srpt_tsk_wait_alloc(ch, tmf,
+						      SRP_TSK_ABORT_TASK_SET,
+						      0);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	return w;
+}
+
+/* Marks for @tmf as srpt_handle_task_set() does. */
 static struct srpt_tsk_wait *tsk_start(struct kunit *test,
 				       struct srpt_rdma_ch *ch,
 				       struct srpt_send_ioctx *tmf,
 				       const struct se_device *lu)
 {
-	struct srpt_tsk_wait *w = srpt_tsk_wait_alloc(ch, tmf);
+	struct srpt_tsk_wait *w = tsk_wait(test, ch, tmf);
 
-	KUNIT_ASSERT_NOT_NULL(test, w);
 	srpt_tsk_mark(ch, w, lu, false, false);
 	srpt_tsk_wait_put(w);
 	return w;
@@ -6163,16 +6202,22 @@ static void srpt_test_tsk_idle_answered(struct kunit *test)
 
 	tsk_start(test, ch, tmf, tsk_lu_a);
 	KUNIT_EXPECT_NULL(test, other->abort_by);
-	/* LIO answers "not supported": the function is complete at once. */
-	srpt_queue_tm_rsp(&tmf->cmd);
+	/* Nothing to wait for: LIO gets it, its "not supported" is sent. */
 	flush_workqueue(srpt_tsk_wq);
+	KUNIT_EXPECT_EQ(test, tsk_lio.n_submit, 1);
 	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 1);
 	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 0, 0x77),
 			SRPT_TSK_MGMT_COMPLETE);
 	KUNIT_EXPECT_EQ(test, tmf->state, SRPT_STATE_MGMT_RSP_SENT);
 	KUNIT_EXPECT_TRUE(test, list_empty(&ch->sport->tsk_waits));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->tsk_held), 0);
 }
 
+/*
+ * LIO does not see the function while it waits for a marked command: a
+ * LIO TMR would sit in the device's TMR list, which a LOGICAL UNIT RESET
+ * or PREEMPT AND ABORT waits for without a timeout.
+ */
 static void srpt_test_tsk_waits_for_marked(struct kunit *test)
 {
 	struct srpt_rdma_ch *ch = tsk_ch(test, 5);
@@ -6186,38 +6231,43 @@ static void srpt_test_tsk_waits_for_marked(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, a2->abort_by, w);
 	KUNIT_EXPECT_NULL(test, b->abort_by);
 	KUNIT_EXPECT_NULL(test, tmf->abort_by);
-	srpt_queue_tm_rsp(&tmf->cmd);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->tsk_held), 1);
 	srpt_put_send_ioctx(a1);
 	srpt_put_send_ioctx(b);
 	flush_workqueue(srpt_tsk_wq);
+	KUNIT_EXPECT_EQ(test, tsk_lio.n_submit, 0);
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
-	/* The last marked command is released: now the response goes. */
+	/* The last marked command is released: now LIO gets it. */
 	srpt_put_send_ioctx(a2);
 	flush_workqueue(srpt_tsk_wq);
+	KUNIT_EXPECT_EQ(test, tsk_lio.n_submit, 1);
 	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 1);
 	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 0, 0x78),
 			SRPT_TSK_MGMT_COMPLETE);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->tsk_held), 0);
 	/* The contexts went back unmarked. */
 	KUNIT_EXPECT_NULL(test, a1->abort_by);
 	KUNIT_EXPECT_FALSE(test, a2->abortable);
 }
 
-static void srpt_test_tsk_waits_for_lio(struct kunit *test)
+static void srpt_test_tsk_lun_gone(struct kunit *test)
 {
 	struct srpt_rdma_ch *ch = tsk_ch(test, 3);
 	struct srpt_send_ioctx *a = tsk_cmd(test, ch, tsk_lu_a, 1);
 	struct srpt_send_ioctx *tmf = tsk_tmf(test, ch, 0x79);
 
 	tsk_start(test, ch, tmf, tsk_lu_a);
-	srpt_put_send_ioctx(a);
-	flush_workqueue(srpt_tsk_wq);
-	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
-	/* LIO's answer is the last thing the function waits for. */
+	/* The LUN was removed while the function waited: the work is done. */
 	tmf->cmd.se_tmr_req->response = TMR_LUN_DOES_NOT_EXIST;
-	srpt_queue_tm_rsp(&tmf->cmd);
+	srpt_put_send_ioctx(a);
 	flush_workqueue(srpt_tsk_wq);
 	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 1);
 	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 0, 0x79),
+			SRPT_TSK_MGMT_COMPLETE);
+	/* Any other failure stays one. */
+	KUNIT_EXPECT_EQ(test, srpt_tmr_rsp_code(TMR_FUNCTION_REJECTED, true),
+			SRPT_TSK_MGMT_FUNC_NOT_SUPP);
+	KUNIT_EXPECT_EQ(test, srpt_tmr_rsp_code(TMR_LUN_DOES_NOT_EXIST, false),
 			SRPT_TSK_MGMT_FAILED);
 }
 
@@ -6233,8 +6283,6 @@ static void srpt_test_tsk_ordered(struct kunit *test)
 	/* The command stays with the first function; the second follows it. */
 	KUNIT_EXPECT_PTR_EQ(test, a->abort_by, w1);
 	KUNIT_EXPECT_TRUE(test, w2->ordered);
-	srpt_queue_tm_rsp(&t2->cmd);
-	srpt_queue_tm_rsp(&t1->cmd);
 	flush_workqueue(srpt_tsk_wq);
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
 	srpt_put_send_ioctx(a);
@@ -6246,25 +6294,22 @@ static void srpt_test_tsk_ordered(struct kunit *test)
 			SRPT_TSK_MGMT_COMPLETE);
 }
 
-static void srpt_test_tsk_lio_aborted_tmf(struct kunit *test)
+static void srpt_test_tsk_lio_refuses(struct kunit *test)
 {
 	struct srpt_rdma_ch *ch = tsk_ch(test, 3);
 	struct srpt_send_ioctx *a = tsk_cmd(test, ch, tsk_lu_a, 1);
 	struct srpt_send_ioctx *tmf = tsk_tmf(test, ch, 0x7a);
-	struct srpt_tsk_wait *w = tsk_start(test, ch, tmf, tsk_lu_a);
 
-	/* A LUN RESET aborted the function before LIO ran it. */
-	srpt_aborted_task(&tmf->cmd);
-	KUNIT_EXPECT_NULL(test, w->tmf);
-	KUNIT_EXPECT_NULL(test, tmf->tsk_wait);
-	srpt_put_send_ioctx(tmf);
-	/* The marked command still finds its wait; nothing is sent. */
-	KUNIT_EXPECT_PTR_EQ(test, a->abort_by, w);
+	tsk_start(test, ch, tmf, tsk_lu_a);
+	/* The session stops while the function waits: LIO refuses it. */
+	tsk_lio.fail = -ESHUTDOWN;
 	srpt_put_send_ioctx(a);
 	flush_workqueue(srpt_tsk_wq);
+	KUNIT_EXPECT_EQ(test, tsk_lio.n_submit, 1);
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
 	KUNIT_EXPECT_TRUE(test, list_empty(&ch->sport->tsk_waits));
 	KUNIT_EXPECT_EQ(test, ch->n_free, 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->tsk_held), 0);
 }
 
 static void srpt_test_tsk_withhold(struct kunit *test)
@@ -6308,7 +6353,6 @@ static void srpt_test_tsk_withhold(struct kunit *test)
 	cmd->scsi_status = SAM_STAT_GOOD;
 	srpt_put_send_ioctx(a);
 	KUNIT_EXPECT_FALSE(test, srpt_tsk_withhold(a));
-	srpt_queue_tm_rsp(&tmf->cmd);
 	flush_workqueue(srpt_tsk_wq);
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 1);
 }
@@ -6350,8 +6394,7 @@ static void srpt_test_tsk_scope(struct kunit *test)
 	t2 = tsk_tmf(test, ch0, 0x92);
 
 	/* ABORT TASK SET: every channel of the nexus, no other nexus. */
-	w1 = srpt_tsk_wait_alloc(ch0, t1);
-	KUNIT_ASSERT_NOT_NULL(test, w1);
+	w1 = tsk_wait(test, ch0, t1);
 	srpt_tsk_mark(ch0, w1, tsk_lu_a, false, true);
 	srpt_tsk_wait_put(w1);
 	KUNIT_EXPECT_PTR_EQ(test, c0->abort_by, w1);
@@ -6362,8 +6405,7 @@ static void srpt_test_tsk_scope(struct kunit *test)
 
 	/* CLEAR TASK SET: the other nexus too, TASK ABORTED there (TAS). */
 	t2->cmd.se_tmr_req->function = TMR_CLEAR_TASK_SET;
-	w2 = srpt_tsk_wait_alloc(ch0, t2);
-	KUNIT_ASSERT_NOT_NULL(test, w2);
+	w2 = tsk_wait(test, ch0, t2);
 	srpt_tsk_mark(ch0, w2, tsk_lu_a, true, true);
 	srpt_tsk_wait_put(w2);
 	KUNIT_EXPECT_PTR_EQ(test, c2->abort_by, w2);
@@ -6371,8 +6413,6 @@ static void srpt_test_tsk_scope(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, c1->abort_by, w1);
 	KUNIT_EXPECT_TRUE(test, w2->ordered);
 
-	srpt_queue_tm_rsp(&t1->cmd);
-	srpt_queue_tm_rsp(&t2->cmd);
 	srpt_put_send_ioctx(c2);
 	srpt_put_send_ioctx(c1b);
 	srpt_put_send_ioctx(c0);
@@ -6392,9 +6432,9 @@ static void srpt_test_tsk_scope(struct kunit *test)
 static struct kunit_case srpt_tmf_test_cases[] = {
 	KUNIT_CASE(srpt_test_tsk_idle_answered),
 	KUNIT_CASE(srpt_test_tsk_waits_for_marked),
-	KUNIT_CASE(srpt_test_tsk_waits_for_lio),
+	KUNIT_CASE(srpt_test_tsk_lun_gone),
 	KUNIT_CASE(srpt_test_tsk_ordered),
-	KUNIT_CASE(srpt_test_tsk_lio_aborted_tmf),
+	KUNIT_CASE(srpt_test_tsk_lio_refuses),
 	KUNIT_CASE(srpt_test_tsk_withhold),
 	KUNIT_CASE(srpt_test_tsk_scope),
 	{}
@@ -6403,7 +6443,7 @@ static struct kunit_case srpt_tmf_test_cases[] = {
 static struct kunit_suite srpt_tmf_test_suite = {
 	.name = "ib_srpt_tmf",
 	.init = srpt_test_init,
-	.exit = srpt_test_exit,
+	.exit = tsk_exit,
 	.test_cases = srpt_tmf_test_cases,
 };
 
