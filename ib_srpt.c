@@ -2894,6 +2894,23 @@ static void srpt_wait_task_sets(struct srpt_rdma_ch *ch)
 }
 
 /**
+ * srpt_ch_rings_gone() - task-set functions leave a channel's rings alone
+ * @ch: channel being released, whose commands have all been released
+ *
+ * Until now ABORT TASK SET and CLEAR TASK SET marked the channel's
+ * commands, closing or not (srpt_tsk_mark()), so that they waited for
+ * them.
+ */
+static void srpt_ch_rings_gone(struct srpt_rdma_ch *ch)
+{
+	if (!ch->nexus)
+		return;
+	mutex_lock(&ch->sport->mutex);
+	ch->rings_gone = true;
+	mutex_unlock(&ch->sport->mutex);
+}
+
+/**
  * srpt_end_session() - stop a channel's LIO session and wait for its commands
  * @ch: channel being released, with a session
  *
@@ -2958,6 +2975,7 @@ static void srpt_release_channel_work(struct work_struct *w)
 	if (!ch->use_srq && ch->qp)
 		ib_drain_rq(ch->qp);
 	srpt_destroy_ch_ib(ch);
+	srpt_ch_rings_gone(ch);
 	srpt_free_ch_rings(ch);
 	srpt_wait_rtu(ch);
 	srpt_destroy_cm_id(ch);
@@ -6189,7 +6207,9 @@ static void srpt_tsk_mark_ch(struct srpt_rdma_ch *ch, struct srpt_tsk_wait *w,
  * ABORT TASK SET covers the commands of every channel of the function's
  * I_T nexus; CLEAR TASK SET those of every I_T nexus of the HCA port,
  * whatever target port (WWN, TPG) and LUN number they reach the logical
- * unit through. With @tas, the commands of other I_T nexuses get
+ * unit through. A channel that is being released counts until its rings
+ * are freed (srpt_rdma_ch.rings_gone), which is after its last command
+ * has been released. With @tas, the commands of other I_T nexuses get
  * TASK ABORTED (SAM-5, the Control mode page's TAS bit). The port's mutex
  * keeps the channels and their rings, and makes the markings of two
  * functions one after the other.
@@ -6215,8 +6235,7 @@ static void srpt_tsk_mark(struct srpt_rdma_ch *ch, struct srpt_tsk_wait *w,
 		if (nexus != ch->nexus && !clear)
 			continue;
 		list_for_each_entry(other, &nexus->ch_list, list) {
-			/* Its release has started to free the rings. */
-			if (!other->nacl || !other->ioctx_ring)
+			if (other->rings_gone || !other->ioctx_ring)
 				continue;
 			srpt_tsk_mark_ch(other, w, lu,
 					 tas && nexus != ch->nexus);

@@ -622,6 +622,8 @@ struct srpt_ch_stats {
  * @tsk_held: ABORT TASK SET and CLEAR TASK SET functions of the channel
  *	that wait for the commands they abort and are not yet handed to LIO
  *	(srpt_tsk_wait); the release waits for them
+ * @rings_gone: the release frees the rings now: task-set functions no
+ *	longer look at them; set under srpt_port.mutex
  */
 struct srpt_rdma_ch {
 	struct srpt_nexus *nexus;
@@ -681,6 +683,7 @@ struct srpt_rdma_ch {
 	struct srpt_holder *holder;
 	struct srpt_ch_stats stats;
 	atomic_t tsk_held;
+	bool rings_gone;
 };
 
 /**

@@ -6429,6 +6429,52 @@ static void srpt_test_tsk_scope(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&sport->tsk_waits));
 }
 
+/*
+ * A channel in release keeps its commands in the task set until its rings
+ * are freed: its ACL is forgotten first, while LIO may still run them.
+ */
+static void srpt_test_tsk_closing_channel(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch0 = tsk_ch(test, 2);
+	struct srpt_rdma_ch *ch1 = tsk_ch(test, 2);
+	struct srpt_port *sport = ch0->sport;
+	struct srpt_send_ioctx *c1, *t1, *t2;
+	struct srpt_tsk_wait *w1, *w2;
+	struct srpt_nexus *n;
+
+	n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	INIT_LIST_HEAD(&n->ch_list);
+	list_add_tail(&n->entry, &sport->nexus_list);
+	tsk_join(n, ch0);
+	tsk_join(n, ch1);
+	c1 = tsk_cmd(test, ch1, tsk_lu_a, 1);
+	t1 = tsk_tmf(test, ch0, 0x93);
+	t2 = tsk_tmf(test, ch0, 0x94);
+	/* As srpt_ch_forget_acl() leaves it. */
+	ch1->nacl = NULL;
+	w1 = tsk_wait(test, ch0, t1);
+	srpt_tsk_mark(ch0, w1, tsk_lu_a, false, false);
+	srpt_tsk_wait_put(w1);
+	KUNIT_EXPECT_PTR_EQ(test, c1->abort_by, w1);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 0);
+	srpt_put_send_ioctx(c1);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 1);
+	/* Its rings are going: not looked at any more. */
+	c1 = tsk_cmd(test, ch1, tsk_lu_a, 2);
+	srpt_ch_rings_gone(ch1);
+	KUNIT_EXPECT_TRUE(test, ch1->rings_gone);
+	w2 = tsk_wait(test, ch0, t2);
+	srpt_tsk_mark(ch0, w2, tsk_lu_a, false, false);
+	srpt_tsk_wait_put(w2);
+	KUNIT_EXPECT_NULL(test, c1->abort_by);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 2);
+	srpt_put_send_ioctx(c1);
+}
+
 static struct kunit_case srpt_tmf_test_cases[] = {
 	KUNIT_CASE(srpt_test_tsk_idle_answered),
 	KUNIT_CASE(srpt_test_tsk_waits_for_marked),
@@ -6437,6 +6483,7 @@ static struct kunit_case srpt_tmf_test_cases[] = {
 	KUNIT_CASE(srpt_test_tsk_lio_refuses),
 	KUNIT_CASE(srpt_test_tsk_withhold),
 	KUNIT_CASE(srpt_test_tsk_scope),
+	KUNIT_CASE(srpt_test_tsk_closing_channel),
 	{}
 };
 
