@@ -6033,35 +6033,54 @@ static void srpt_tsk_wait_work(struct work_struct *work)
 }
 
 /**
+ * srpt_tsk_behind() - whether a task-set function waits for an earlier one
+ * @sport: port whose srpt_port.tsk_waits holds @w
+ * @w: an ordered wait
+ *
+ * Caller holds @sport->tsk_lock.
+ *
+ * Return: true if a wait before @w in @sport->tsk_waits has the same
+ * logical unit.
+ */
+static bool srpt_tsk_behind(struct srpt_port *sport, struct srpt_tsk_wait *w)
+{
+	struct srpt_tsk_wait *e;
+
+	list_for_each_entry(e, &sport->tsk_waits, entry) {
+		if (e == w)
+			return false;
+		if (e->lu == w->lu)
+			return true;
+	}
+	return false;
+}
+
+/**
  * srpt_tsk_wait_put() - one thing a task-set function waited for is done
  * @w: the function's wait
  *
  * When the last one is done, the function goes to LIO (from srpt_tsk_wq,
  * an ordered queue: this may run in a completion handler or in LIO's
- * release of a command), unless the function must wait for one that
- * arrived before it (@w->ordered): then it goes after that one.
+ * release of a command), unless the function found commands an earlier
+ * one had marked (@w->ordered): then it goes after every earlier function
+ * of its logical unit, but passes those of other logical units.
  */
 static void srpt_tsk_wait_put(struct srpt_tsk_wait *w)
 {
 	struct srpt_port *sport = w->sport;
-	struct srpt_tsk_wait *head, *next;
+	struct srpt_tsk_wait *e, *next;
 	unsigned long flags;
-	LIST_HEAD(done);
 
 	if (!atomic_dec_and_test(&w->pending))
 		return;
 	spin_lock_irqsave(&sport->tsk_lock, flags);
 	w->ready = true;
-	if (!w->ordered)
-		list_move_tail(&w->entry, &done);
-	while ((head = list_first_entry_or_null(&sport->tsk_waits,
-						struct srpt_tsk_wait, entry)) &&
-	       head->ready)
-		list_move_tail(&head->entry, &done);
 	/* Queued under the lock, so in the order they became ready. */
-	list_for_each_entry_safe(head, next, &done, entry) {
-		list_del_init(&head->entry);
-		queue_work(srpt_tsk_wq, &head->work);
+	list_for_each_entry_safe(e, next, &sport->tsk_waits, entry) {
+		if (!e->ready || (e->ordered && srpt_tsk_behind(sport, e)))
+			continue;
+		list_del_init(&e->entry);
+		queue_work(srpt_tsk_wq, &e->work);
 	}
 	spin_unlock_irqrestore(&sport->tsk_lock, flags);
 }

@@ -385,7 +385,8 @@ struct srpt_rw_ctx {
  * @pending: commands marked by the function that are not yet released,
  *	plus one while the marking goes on
  * @ordered: the function found commands another one had marked first: it
- *	goes to LIO after every function that arrived before it
+ *	goes to LIO after every function of the same logical unit that
+ *	arrived before it
  * @ready: @pending reached zero; protected by srpt_port.tsk_lock
  */
 struct srpt_tsk_wait {

@@ -6294,6 +6294,40 @@ static void srpt_test_tsk_ordered(struct kunit *test)
 			SRPT_TSK_MGMT_COMPLETE);
 }
 
+/*
+ * An ordered function waits only for earlier functions of its own logical
+ * unit: another logical unit's stalled command does not hold it back.
+ */
+static void srpt_test_tsk_ordered_same_lu(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = tsk_ch(test, 6);
+	struct srpt_send_ioctx *a = tsk_cmd(test, ch, tsk_lu_a, 1);
+	struct srpt_send_ioctx *b = tsk_cmd(test, ch, tsk_lu_b, 2);
+	struct srpt_send_ioctx *ta = tsk_tmf(test, ch, 0x83);
+	struct srpt_send_ioctx *tb1 = tsk_tmf(test, ch, 0x84);
+	struct srpt_send_ioctx *tb2 = tsk_tmf(test, ch, 0x85);
+	struct srpt_tsk_wait *wb2;
+
+	tsk_start(test, ch, ta, tsk_lu_a);
+	tsk_start(test, ch, tb1, tsk_lu_b);
+	wb2 = tsk_start(test, ch, tb2, tsk_lu_b);
+	KUNIT_EXPECT_TRUE(test, wb2->ordered);
+	/* @a stays: lu_a's function waits, lu_b's two go in their order. */
+	srpt_put_send_ioctx(b);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 2);
+	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 0, 0x84),
+			SRPT_TSK_MGMT_COMPLETE);
+	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 1, 0x85),
+			SRPT_TSK_MGMT_COMPLETE);
+	srpt_put_send_ioctx(a);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 3);
+	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 2, 0x83),
+			SRPT_TSK_MGMT_COMPLETE);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ch->sport->tsk_waits));
+}
+
 static void srpt_test_tsk_lio_refuses(struct kunit *test)
 {
 	struct srpt_rdma_ch *ch = tsk_ch(test, 3);
@@ -6480,6 +6514,7 @@ static struct kunit_case srpt_tmf_test_cases[] = {
 	KUNIT_CASE(srpt_test_tsk_waits_for_marked),
 	KUNIT_CASE(srpt_test_tsk_lun_gone),
 	KUNIT_CASE(srpt_test_tsk_ordered),
+	KUNIT_CASE(srpt_test_tsk_ordered_same_lu),
 	KUNIT_CASE(srpt_test_tsk_lio_refuses),
 	KUNIT_CASE(srpt_test_tsk_withhold),
 	KUNIT_CASE(srpt_test_tsk_scope),
