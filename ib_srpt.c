@@ -1121,6 +1121,7 @@ static void srpt_put_send_ioctx(struct srpt_send_ioctx *ioctx)
 	/* No task-set function can mark the context from here on. */
 	abort_by = ioctx->abort_by;
 	ioctx->abort_by = NULL;
+	ioctx->abort_tas = false;
 	ioctx->abortable = false;
 	list_add(&ioctx->free_list, &ch->free_list);
 	ch->n_free++;
@@ -6205,9 +6206,10 @@ static void srpt_tsk_mark_ch(struct srpt_rdma_ch *ch, struct srpt_tsk_wait *w,
 				w->ordered = true;
 				continue;
 			}
-			io->abort_by = w;
 			io->abort_tas = tas;
 			atomic_inc(&w->pending);
+			/* Pairs with srpt_tsk_withhold(): @abort_tas first. */
+			smp_store_release(&io->abort_by, w);
 		}
 		spin_unlock_irqrestore(&ch->lock, flags);
 		cond_resched();
@@ -6281,7 +6283,8 @@ static bool srpt_tsk_withhold(struct srpt_send_ioctx *ioctx)
 	struct se_cmd *cmd = &ioctx->cmd;
 	struct scsi_sense_hdr sshdr;
 
-	if (!READ_ONCE(ioctx->abort_by))
+	/* Pairs with srpt_tsk_mark_ch(): @abort_tas is read after. */
+	if (!smp_load_acquire(&ioctx->abort_by))
 		return false;
 	if (cmd->t_task_cdb && cmd->t_task_cdb[0] == REQUEST_SENSE)
 		return false;
@@ -6290,7 +6293,7 @@ static bool srpt_tsk_withhold(struct srpt_send_ioctx *ioctx)
 				 &sshdr) &&
 	    sshdr.sense_key == UNIT_ATTENTION)
 		return false;
-	if (!READ_ONCE(ioctx->abort_tas))
+	if (!ioctx->abort_tas)
 		return true;
 	cmd->scsi_status = SAM_STAT_TASK_ABORTED;
 	cmd->scsi_sense_length = 0;

@@ -428,7 +428,8 @@ struct srpt_tsk_wait {
  *	logical unit has TAS set: answer TASK ABORTED instead of nothing
  * @lu: the logical unit of the command (LIO's device), only compared
  * @abort_by: the ABORT TASK SET or CLEAR TASK SET that aborts the command,
- *	or NULL; protected by srpt_rdma_ch.lock
+ *	or NULL; written under srpt_rdma_ch.lock, set with a release after
+ *	@abort_tas
  * @recv_ioctx: receive buffer kept until the command completes (immediate
  *	data is used in place)
  * @rw_ctxs: remote-buffer contexts, @s_rw_ctx or an allocated array

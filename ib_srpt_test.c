@@ -6382,10 +6382,11 @@ static void srpt_test_tsk_withhold(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, a->status_only);
 	KUNIT_EXPECT_EQ(test, cmd->residual_count, 0);
 	KUNIT_EXPECT_FALSE(test, cmd->se_cmd_flags & SCF_UNDERFLOW_BIT);
-	/* Not marked: answered as usual. */
-	a->abort_tas = false;
+	/* Released: neither mark nor TAS is left for the context's next use. */
 	cmd->scsi_status = SAM_STAT_GOOD;
 	srpt_put_send_ioctx(a);
+	KUNIT_EXPECT_NULL(test, a->abort_by);
+	KUNIT_EXPECT_FALSE(test, a->abort_tas);
 	KUNIT_EXPECT_FALSE(test, srpt_tsk_withhold(a));
 	flush_workqueue(srpt_tsk_wq);
 	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, 1);
