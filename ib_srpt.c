@@ -5981,6 +5981,14 @@ static u8 srpt_tmr_func(u8 func)
 /* Send contexts looked at under one hold of a channel's lock. */
 #define SRPT_TSK_MARK_BATCH	64
 
+/*
+ * Task-set functions of one channel that may wait at the same time. Each
+ * one walks the rings of the channels in its scope under the port's
+ * mutex; more are handed to LIO unmarked, which answers them "not
+ * supported", in SRP-2 the same code as FUNCTION REJECTED (04h).
+ */
+#define SRPT_TSK_MAX_HELD	4
+
 #if IS_ENABLED(CONFIG_INFINIBAND_SRPT_KUNIT_TEST)
 /* KUnit's stand-in for LIO in srpt_tsk_submit(), or NULL. */
 static int (*srpt_tsk_submit_hook)(struct srpt_tsk_wait *w);
@@ -6304,6 +6312,17 @@ static bool srpt_tsk_withhold(struct srpt_send_ioctx *ioctx)
 }
 
 /**
+ * srpt_tsk_may_hold() - whether a channel may start one more task-set wait
+ * @ch: channel a task-set function arrived on
+ *
+ * Return: true below %SRPT_TSK_MAX_HELD waiting functions.
+ */
+static bool srpt_tsk_may_hold(struct srpt_rdma_ch *ch)
+{
+	return atomic_read(&ch->tsk_held) < SRPT_TSK_MAX_HELD;
+}
+
+/**
  * srpt_handle_task_set() - ABORT TASK SET or CLEAR TASK SET
  * @ch: channel the function arrived on
  * @send_ioctx: its send context, in state MGMT
@@ -6312,9 +6331,10 @@ static bool srpt_tsk_withhold(struct srpt_send_ioctx *ioctx)
  *
  * The commands are marked before any later IU of the channel is processed;
  * the function goes to LIO once they are released (srpt_tsk_wait_work()).
- * LIO gets it at once, unmarked, and answers it alone when there is no
- * memory for the wait ("not supported", 04h) and when the LUN is not
- * mapped (FAILED).
+ * LIO gets it at once, unmarked, and answers it alone ("not supported",
+ * 04h) when the channel has %SRPT_TSK_MAX_HELD functions waiting already
+ * or there is no memory for the wait; and when the LUN is not mapped
+ * (FAILED).
  *
  * Return: 0 or the error of target_submit_tmr().
  */
@@ -6327,6 +6347,11 @@ static int srpt_handle_task_set(struct srpt_rdma_ch *ch,
 	struct se_lun *se_lun;
 	bool tas;
 
+	if (!srpt_tsk_may_hold(ch)) {
+		pr_debug("%s: task management function %#x not carried out: %d waiting\n",
+			 ch->sess_name, func, SRPT_TSK_MAX_HELD);
+		goto lio;
+	}
 	lu = srpt_tsk_lu(ch, lun, &tas, &se_lun);
 	if (!lu)
 		goto lio;

@@ -6346,6 +6346,23 @@ static void srpt_test_tsk_lio_refuses(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ch->tsk_held), 0);
 }
 
+static void srpt_test_tsk_may_hold(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = tsk_ch(test, SRPT_TSK_MAX_HELD + 2);
+	struct srpt_send_ioctx *a = tsk_cmd(test, ch, tsk_lu_a, 1);
+	int i;
+
+	for (i = 0; i < SRPT_TSK_MAX_HELD; i++) {
+		KUNIT_EXPECT_TRUE(test, srpt_tsk_may_hold(ch));
+		tsk_start(test, ch, tsk_tmf(test, ch, 0x100 + i), tsk_lu_a);
+	}
+	KUNIT_EXPECT_FALSE(test, srpt_tsk_may_hold(ch));
+	srpt_put_send_ioctx(a);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_EXPECT_EQ(test, srpt_fake.n_send, SRPT_TSK_MAX_HELD);
+	KUNIT_EXPECT_TRUE(test, srpt_tsk_may_hold(ch));
+}
+
 static void srpt_test_tsk_withhold(struct kunit *test)
 {
 	struct srpt_rdma_ch *ch = tsk_ch(test, 3);
@@ -6517,6 +6534,7 @@ static struct kunit_case srpt_tmf_test_cases[] = {
 	KUNIT_CASE(srpt_test_tsk_ordered),
 	KUNIT_CASE(srpt_test_tsk_ordered_same_lu),
 	KUNIT_CASE(srpt_test_tsk_lio_refuses),
+	KUNIT_CASE(srpt_test_tsk_may_hold),
 	KUNIT_CASE(srpt_test_tsk_withhold),
 	KUNIT_CASE(srpt_test_tsk_scope),
 	KUNIT_CASE(srpt_test_tsk_closing_channel),
