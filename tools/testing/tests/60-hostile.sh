@@ -102,8 +102,22 @@ else
 	missing_feature "no null_blk device for LUN 1: the cases that need it skip" || rc=$?
 	((rc == EXIT_SKIP)) || die "the LUN 1 setup failed"
 fi
+# A second name of the target port, in GID form, for the cases that need
+# persistent reservations, which work only under an ACL named by port ID,
+# and those only GID-named target ports match: LUN 0 again and an ACL for
+# our port ID, disabled until a case enables it for itself (requires
+# PR_TPG), so that the other cases still see the GUID-named port alone.
+# LIO refuses REGISTER without pr/ in its dbroot.
+so=$CFS/core/iblock_0/srpt_ram0
+[[ -d $so ]] || die "no backstore $so for LUN 0"
+PR_TPG=$(srpt_add_target "$(port_wwn "$RDMA_DEV" 1 gid)" tpgt_1) || die "cannot make the GID-named target port"
+srpt_add_lun "$PR_TPG" "$so" 0 >/dev/null || die "cannot export LUN 0 on $PR_TPG"
+srpt_add_acl "$PR_TPG" "0x$INIT_ID" >/dev/null || die "cannot add the port-ID ACL on $PR_TPG"
+mkdir -p "$(cat "$CFS/dbroot")/pr" || die "cannot make pr/ in LIO's dbroot"
+export PR_TPG
 if [[ $MODE == srq ]]; then
 	srpt_attrib "$SRPT_TPG" use_srq 1 || die "cannot set use_srq"
+	srpt_attrib "$PR_TPG" use_srq 1 || die "cannot set use_srq on $PR_TPG"
 	[[ $(srpt_attrib "$SRPT_TPG" use_srq) == 1 ]] || die "use_srq does not read back 1"
 fi
 # The addresses below need nothing this guest may lack: if one cannot be
