@@ -250,6 +250,8 @@ static void srpt_send_cred_req(struct srpt_rdma_ch *ch);
 static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch,
 				  struct srpt_send_ioctx *ioctx, u8 rsp_code,
 				  u64 tag);
+static void srpt_tmf_not_submitted(struct srpt_rdma_ch *ch,
+				   struct srpt_send_ioctx *ioctx);
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static int srpt_enable_srq(struct srpt_device *sdev);
 static void srpt_tsk_wait_put(struct srpt_tsk_wait *w);
@@ -6016,10 +6018,11 @@ static int srpt_tsk_submit(struct srpt_tsk_wait *w)
  * @work: srpt_tsk_wait.work
  *
  * Runs once no command the function marked is left; LIO's answer then
- * comes back through srpt_queue_tm_rsp() as for any function. LIO refuses
- * it when the session is stopping (the channel is closing): no response is
- * sent then. Frees the wait; the channel's release may go on once
- * srpt_rdma_ch.tsk_held is zero.
+ * comes back through srpt_queue_tm_rsp() as for any function. When LIO
+ * refuses it (no memory, or the session is stopping) it is answered
+ * FAILED unless the channel is closing (srpt_tmf_not_submitted()). Frees
+ * the wait; the channel's release may go on once srpt_rdma_ch.tsk_held is
+ * zero.
  */
 static void srpt_tsk_wait_work(struct work_struct *work)
 {
@@ -6031,7 +6034,7 @@ static void srpt_tsk_wait_work(struct work_struct *work)
 	ret = srpt_tsk_submit(w);
 	if (ret) {
 		pr_debug("%s: TMF not submitted (%d)\n", ch->sess_name, ret);
-		srpt_put_send_ioctx(w->tmf);
+		srpt_tmf_not_submitted(ch, w->tmf);
 	}
 	if (w->se_lun)
 		percpu_ref_put(&w->se_lun->lun_ref);

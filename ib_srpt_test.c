@@ -6328,6 +6328,11 @@ static void srpt_test_tsk_ordered_same_lu(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&ch->sport->tsk_waits));
 }
 
+/*
+ * LIO has no memory for the function once its commands are released: it
+ * is answered FAILED on its tag, and its context goes back when that
+ * response was sent.
+ */
 static void srpt_test_tsk_lio_refuses(struct kunit *test)
 {
 	struct srpt_rdma_ch *ch = tsk_ch(test, 3);
@@ -6335,8 +6340,31 @@ static void srpt_test_tsk_lio_refuses(struct kunit *test)
 	struct srpt_send_ioctx *tmf = tsk_tmf(test, ch, 0x7a);
 
 	tsk_start(test, ch, tmf, tsk_lu_a);
-	/* The session stops while the function waits: LIO refuses it. */
+	tsk_lio.fail = -ENOMEM;
+	srpt_put_send_ioctx(a);
+	flush_workqueue(srpt_tsk_wq);
+	KUNIT_EXPECT_EQ(test, tsk_lio.n_submit, 1);
+	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 1);
+	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 0, 0x7a),
+			SRPT_TSK_MGMT_FAILED);
+	KUNIT_EXPECT_TRUE(test, list_empty(&ch->sport->tsk_waits));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ch->tsk_held), 0);
+	KUNIT_EXPECT_EQ(test, ch->n_free, 2);
+	srpt_sq_release(ch, tmf->sq_wr_held, true);
+	srpt_send_finished(tmf);
+	KUNIT_EXPECT_EQ(test, ch->n_free, 3);
+}
+
+/* The session stops while the function waits: nothing is sent. */
+static void srpt_test_tsk_lio_refuses_closing(struct kunit *test)
+{
+	struct srpt_rdma_ch *ch = tsk_ch(test, 3);
+	struct srpt_send_ioctx *a = tsk_cmd(test, ch, tsk_lu_a, 1);
+	struct srpt_send_ioctx *tmf = tsk_tmf(test, ch, 0x7c);
+
+	tsk_start(test, ch, tmf, tsk_lu_a);
 	tsk_lio.fail = -ESHUTDOWN;
+	ch->state = CH_DISCONNECTING;
 	srpt_put_send_ioctx(a);
 	flush_workqueue(srpt_tsk_wq);
 	KUNIT_EXPECT_EQ(test, tsk_lio.n_submit, 1);
@@ -6534,6 +6562,7 @@ static struct kunit_case srpt_tmf_test_cases[] = {
 	KUNIT_CASE(srpt_test_tsk_ordered),
 	KUNIT_CASE(srpt_test_tsk_ordered_same_lu),
 	KUNIT_CASE(srpt_test_tsk_lio_refuses),
+	KUNIT_CASE(srpt_test_tsk_lio_refuses_closing),
 	KUNIT_CASE(srpt_test_tsk_may_hold),
 	KUNIT_CASE(srpt_test_tsk_withhold),
 	KUNIT_CASE(srpt_test_tsk_scope),
