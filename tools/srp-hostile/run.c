@@ -2073,7 +2073,7 @@ void kmsg_open(void)
 /*
  * The stack dump of an injected allocation failure (fault injection), or
  * of the allocation-failure warning that may follow it (page allocation,
- * vmalloc, kmem_cache_create() "failed with error -12"), is no splat: up to
+ * vmalloc, kmem_cache_create() "failed with error -N"), is no splat: up to
  * the dump's end, its "Call Trace" line and its frames (lines that start
  * with a space) do not count. Other lines in between (a WARNING from
  * another CPU) still do.
@@ -2082,7 +2082,7 @@ static int kmsg_fault_dump(const char *msg, int *in_dump)
 {
 	if (strstr(msg, "FAULT_INJECTION: forcing a failure") ||
 	    strstr(msg, "page allocation failure") || strstr(msg, "vmalloc error") ||
-	    strstr(msg, "failed with error -12")) {
+	    strstr(msg, "failed with error -")) {
 		*in_dump = 1;
 		return 1;
 	}

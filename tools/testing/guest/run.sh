@@ -189,7 +189,7 @@ first_report() {
 # go. Any other line in between (a WARNING from another CPU) stays.
 no_fault_dumps() {
 	awk '{ m = $0; sub(/^\[[ 0-9.]+\] /, "", m) }
-		m ~ /FAULT_INJECTION: forcing a failure|page allocation failure|vmalloc error|failed with error -12/ { d = 1; next }
+		m ~ /FAULT_INJECTION: forcing a failure|page allocation failure|vmalloc error|failed with error -/ { d = 1; next }
 		d && m ~ /<\/TASK>/ { d = 0; next }
 		d && m ~ /^( |Call Trace:|CPU: |Tainted: |Hardware name: |name |RIP: |RSP: |R[A-Z0-9]+: |Code: )/ { next }
 		{ print }'
