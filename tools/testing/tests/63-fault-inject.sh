@@ -106,12 +106,18 @@ fi_init() {
 	fi_write "$FP/ignore-gfp-highmem" N
 }
 
-# fi_range START END: only allocations with a frame in [START, END) fail.
+# fi_range START END: only allocations with a frame in [START, END) fail,
+# and none inside kmem_cache_create(): slub's error path there leaks the
+# cache's kobject name (sysfs_slab_add() does not put the kobject whose
+# kobject_init_and_add() failed; Linux 6.12), which kmemleak reports
+# through ib_srpt's login frames.
 fi_range() {
 	local d
 	for d in "$FS" "$FP"; do
 		fi_write "$d/require-start" "$1"
 		fi_write "$d/require-end" "$2"
+		fi_write "$d/reject-start" "$REJECT_START"
+		fi_write "$d/reject-end" "$REJECT_END"
 	done
 }
 
@@ -210,6 +216,8 @@ srpt_load srp_max_req_size=8260 srpt_srq_size=256
 setup_target
 hostile fi-prefill || die "fi-prefill failed without injection (see hostile.log)"
 read -r TEXT_START TEXT_END < <(srpt_text_range) || die "no ib_srpt text in /proc/kallsyms"
+read -r REJECT_START REJECT_END < <(func_range __kmem_cache_create_args) ||
+	die "no __kmem_cache_create_args in /proc/kallsyms"
 log "ib_srpt text: $TEXT_START-$TEXT_END"
 
 # targeted FUNCTION CASE: fail the first allocation under FUNCTION while
