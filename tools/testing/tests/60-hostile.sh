@@ -183,10 +183,12 @@ args=(-d "$IPV4" -s "$IPV4" -p "$SRP_LOGIN_PORT" -g "$guid" -i "0x$INIT_ID"
 IFS=, read -r -a extra <<<"${SRPT_TEST_HOSTILE_ARGS:-}"
 args+=("${extra[@]}")
 # What 61-hostile-srq leaves out: logins refused before a channel exists
-# (srpt_cm_req_validate() answers them, use_srq is not read), the limits
-# on channels, the log's rate limit and the CM's wait for an RTU. The
-# receive mode plays no part in their outcome; they cost about 30 s.
-SRQ_LEAVE_OUT='!login-iu-len-*,!login-buf-fmt-*,!login-tgt-id-*,!login-opcode-*,!login-pdata-*,!login-peer-channel-limit,!login-nexus-channel-limit,!login-rej-log-ratelimited,!login-single-rtu-never,!login-rtu-delay-io'
+# (srpt_cm_req_validate() and the ACL lookup answer them, use_srq is not
+# read), the limits on channels, the log's rate limits and the CM's waits
+# for an RTU. The receive mode plays no part in their outcome; they cost
+# about 60 s (login-connecting-timeout alone 15 s; srq-connecting-* test
+# the connecting state with shared receives).
+SRQ_LEAVE_OUT='!login-iu-len-*,!login-buf-fmt-*,!login-tgt-id-*,!login-opcode-*,!login-pdata-*,!login-init-id-*,!login-no-acl*,!login-port-disabled,!login-reserved-set,!login-flags-*,!login-tag-max,!login-peer-channel-limit,!login-nexus-channel-limit,!login-rej-log-ratelimited,!log-*,!login-single-rtu-never,!login-rtu-delay-io,!login-connecting-timeout'
 sel=${SRPT_TEST_HOSTILE_CASES:-}
 [[ $MODE == srq ]] && sel=${SRPT_TEST_HOSTILE_SRQ_CASES:-${sel:-$SRQ_LEAVE_OUT}}
 IFS=, read -r -a cases <<<"$sel"
