@@ -15,6 +15,8 @@
 #                        RESOURCES (cases-faults.txt fi-login-session-nomem)
 #   tmf-nomem            the first allocation of core_tmr_alloc_req() fails:
 #                        the TMF is answered TASK MANAGEMENT FUNCTION FAILED
+#   tsk-set-nomem        the same for an ABORT TASK SET, which ib_srpt has
+#                        carried out before LIO gets it: FUNCTION COMPLETE
 #   device-add-nth       fail-nth: the 1st, 2nd, ... allocation on ib_srpt's
 #                        text during "rdma link add" (ib_srpt's add_one():
 #                        device, ports, MAD agents) fails in turn until the
@@ -242,6 +244,10 @@ case_tmf_nomem() {
 	targeted core_tmr_alloc_req fi-tmf-nomem
 }
 
+case_tsk_set_nomem() {
+	targeted core_tmr_alloc_req fi-tsk-set-nomem
+}
+
 # random MODE: the fi-* cases ROUNDS times in receive mode MODE while
 # PROB % of ib_srpt's allocations fail.
 random() {
@@ -373,7 +379,7 @@ want_case() {
 
 # device-add-nth comes before anything makes the device's SRQ (it lives
 # as long as the device), so that configfs-nth's use_srq step makes it.
-for c in login-session-nomem tmf-nomem device-add-nth configfs-nth random-ring random-srq; do
+for c in login-session-nomem tmf-nomem tsk-set-nomem device-add-nth configfs-nth random-ring random-srq; do
 	want_case "$c" || continue
 	sub_case "$c" "case_${c//-/_}" || true
 done
