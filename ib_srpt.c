@@ -251,7 +251,7 @@ static int srpt_build_tskmgmt_rsp(struct srpt_rdma_ch *ch,
 				  struct srpt_send_ioctx *ioctx, u8 rsp_code,
 				  u64 tag);
 static void srpt_tmf_not_submitted(struct srpt_rdma_ch *ch,
-				   struct srpt_send_ioctx *ioctx);
+				   struct srpt_send_ioctx *ioctx, u8 rsp_code);
 static void srpt_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static int srpt_enable_srq(struct srpt_device *sdev);
 static void srpt_tsk_wait_put(struct srpt_tsk_wait *w);
@@ -6019,10 +6019,13 @@ static int srpt_tsk_submit(struct srpt_tsk_wait *w)
  *
  * Runs once no command the function marked is left; LIO's answer then
  * comes back through srpt_queue_tm_rsp() as for any function. When LIO
- * refuses it (no memory, or the session is stopping) it is answered
- * FAILED unless the channel is closing (srpt_tmf_not_submitted()). Frees
- * the wait; the channel's release may go on once srpt_rdma_ch.tsk_held is
- * zero.
+ * refuses it (no memory) the function has nonetheless taken effect: every
+ * command it marked has ended without a response or with TASK ABORTED.
+ * It is answered FUNCTION COMPLETE, as srpt_tmr_rsp_code() would answer
+ * LIO's own result, so that the initiator does not retry or escalate for
+ * commands that are gone (srpt_tmf_not_submitted(); no answer when the
+ * channel is closing). Frees the wait; the channel's release may go on
+ * once srpt_rdma_ch.tsk_held is zero.
  */
 static void srpt_tsk_wait_work(struct work_struct *work)
 {
@@ -6034,7 +6037,7 @@ static void srpt_tsk_wait_work(struct work_struct *work)
 	ret = srpt_tsk_submit(w);
 	if (ret) {
 		pr_debug("%s: TMF not submitted (%d)\n", ch->sess_name, ret);
-		srpt_tmf_not_submitted(ch, w->tmf);
+		srpt_tmf_not_submitted(ch, w->tmf, SRPT_TSK_MGMT_COMPLETE);
 	}
 	if (w->se_lun)
 		percpu_ref_put(&w->se_lun->lun_ref);
@@ -6380,25 +6383,28 @@ lio:
  * srpt_tmf_not_submitted() - answer a task management function LIO refused
  * @ch: SRPT RDMA channel
  * @ioctx: the function's send context; LIO holds no reference to it
+ * @rsp_code: SRPT_TSK_MGMT_FAILED, or SRPT_TSK_MGMT_COMPLETE for a
+ *	task-set function this driver has already carried out
  *
  * target_submit_tmr() fails when LIO cannot allocate the request or the
  * session is being stopped. The initiator still gets an answer on the
- * function's tag, TASK MANAGEMENT FUNCTION FAILED, with the credits owed,
- * instead of waiting for its timeout; the context is released when that
- * response was sent (srpt_send_finished()), as for an SRP_CRED_REQ.
+ * function's tag, with the credits owed, instead of waiting for its
+ * timeout; the context is released when that response was sent
+ * (srpt_send_finished()), as for an SRP_CRED_REQ.
  */
 static void srpt_tmf_not_submitted(struct srpt_rdma_ch *ch,
-				   struct srpt_send_ioctx *ioctx)
+				   struct srpt_send_ioctx *ioctx, u8 rsp_code)
 {
 	/* When LIO refused the function it freed its request again. */
 	ioctx->cmd.se_tmr_req = NULL;
+	ioctx->cmd.se_cmd_flags &= ~SCF_SCSI_TMR_CDB;
 	if (READ_ONCE(ch->state) != CH_LIVE) {
 		srpt_put_send_ioctx(ioctx);
 		return;
 	}
 	ioctx->own_rsp = true;
 	srpt_set_cmd_state(ioctx, SRPT_STATE_MGMT_RSP_SENT);
-	ioctx->rsp_len = srpt_build_tskmgmt_rsp(ch, ioctx, SRPT_TSK_MGMT_FAILED,
+	ioctx->rsp_len = srpt_build_tskmgmt_rsp(ch, ioctx, rsp_code,
 						ioctx->tag);
 	ioctx->sq_wr_held = 1;
 	if (srpt_sq_reserve(ch, ioctx, 1, true))
@@ -6452,7 +6458,7 @@ static void srpt_handle_tsk_mgmt(struct srpt_rdma_ch *ch,
 					task_tag, TARGET_SCF_ACK_KREF);
 	if (ret) {
 		pr_debug("%s: TMF not submitted (%d)\n", ch->sess_name, ret);
-		srpt_tmf_not_submitted(ch, send_ioctx);
+		srpt_tmf_not_submitted(ch, send_ioctx, SRPT_TSK_MGMT_FAILED);
 	}
 }
 
