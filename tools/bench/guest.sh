@@ -31,6 +31,12 @@
 #   PROFILE=0          1: perf profile of B and A after the slots
 #   PROFILE_SECS=10    seconds of perf record
 #   BRD_MIB=256        brd size   NULL_GB=16  null_blk size
+#   B=stock            what B is: stock, or ours (our module in both A and
+#                      B slots, told apart by ARGS_A and ARGS_B)
+#   ARGS_A= ARGS_B=    more insmod parameters of ib_srpt in A and B slots,
+#                      comma-separated (srpt_srq_per_vector=1,srpt_srq_size=512)
+#   USE_SRQ=0          1: the TPG's use_srq (shared receive queue) in A/B slots
+# The soft RDMA driver is $SRPT_TEST_RDMA (rxe, or siw: run.sh BENCH_RDMA).
 
 set -uo pipefail
 
@@ -56,12 +62,18 @@ PROFILE=$(cfg PROFILE 0)
 PROFILE_SECS=$(cfg PROFILE_SECS 10)
 BRD_MIB=$(cfg BRD_MIB 256)
 NULL_GB=$(cfg NULL_GB 16)
+B_IS=$(cfg B stock)
+ARGS_A=$(cfg ARGS_A "")
+ARGS_B=$(cfg ARGS_B "")
+USE_SRQ=$(cfg USE_SRQ 0)
 
 SHARE_OUT=/ib_srpt/out/bench
 W=/tmp/bench
 NQN=nqn.2024-01.org.ib-srpt:bench
 NVMET=/sys/kernel/config/nvmet
 STOCK_KO=/lib/modules/$(uname -r)/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko
+# packet counters of the soft RDMA device (rxe has them, siw none); set
+# once the device exists
 RXE_CNT=/sys/class/infiniband/rxe0/ports/1/hw_counters
 mkdir -p "$W" "$SHARE_OUT"
 
@@ -114,6 +126,7 @@ nvmet_setup() {
 
 bench_setup() {
 	soft_rdma_setup || return
+	RXE_CNT=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters
 	modprobe null_blk nr_devices=1 gb="$NULL_GB" memory_backed=0 queue_mode=2 || return
 	modprobe brd rd_nr=1 rd_size=$((BRD_MIB * 1024)) max_part=0 || return
 	wait_for 10 test -b /dev/nullb0 || return
@@ -125,7 +138,9 @@ bench_setup() {
 	SO_BRD=$(backstore_iblock bench_brd /dev/ram0) || return
 	modprobe -a ib_cm rdma_cm || return
 	srp_load || return
-	nvmet_setup || return
+	if [[ $ORDER == *C* ]]; then
+		nvmet_setup || return
+	fi
 	{
 		echo "kernel $(uname -r)"
 		echo "cpus $(nproc)"
@@ -134,7 +149,10 @@ bench_setup() {
 		echo "fio $(fio --version)"
 		echo "config ORDER=$ORDER WORKLOADS=${WORKLOADS[*]} BACKSTORES=${BACKSTORES[*]}" \
 			"CHANNELS=${CHANNELS[*]} RUNTIME=$RUNTIME RAMP=$RAMP JOBS=$JOBS LOGINS=$LOGINS" \
-			"MEMCH=$MEMCH PROFILE=$PROFILE BRD_MIB=$BRD_MIB NULL_GB=$NULL_GB"
+			"MEMCH=$MEMCH PROFILE=$PROFILE BRD_MIB=$BRD_MIB NULL_GB=$NULL_GB" \
+			"B=$B_IS ARGS_A=$ARGS_A ARGS_B=$ARGS_B USE_SRQ=$USE_SRQ"
+		echo "rdma $RDMA_DEV $(comp_vectors "$RDMA_DEV") completion vectors"
+		echo "labels A=ours${ARGS_A:+($ARGS_A)} B=$B_IS${ARGS_B:+($ARGS_B)}"
 		echo "ours $(modinfo -F srcversion "$SRPT_KO") $(build_id_of_ko "$SRPT_KO")"
 		echo "stock $(modinfo -F srcversion "$STOCK_KO") $(build_id_of_ko "$STOCK_KO")"
 	} >"$W/setup.txt"
@@ -144,14 +162,21 @@ bench_setup() {
 # ib_srpt (A = ours, B = stock)
 #
 
-# srpt_start A|B: load that ib_srpt, check which one is loaded (GNU build
-# ID, as lib.sh does) and configure the target: LUN 0 null_blk, LUN 1 brd.
+# srpt_start A|B: load that ib_srpt (with ARGS_A or ARGS_B), check which
+# one is loaded (GNU build ID, as lib.sh does) and configure the target:
+# LUN 0 null_blk, LUN 1 brd. Sets ACL.
 srpt_start() {
-	local which=$1 ko tpg
-	[[ $which == A ]] && SRPT=ours || SRPT=stock
+	local which=$1 ko tpg args
+	local -a extra=()
+	if [[ $which == A ]]; then
+		SRPT=ours args=$ARGS_A
+	else
+		SRPT=$B_IS args=$ARGS_B
+	fi
+	[[ -n $args ]] && IFS=, read -r -a extra <<<"$args"
 	ko=$(srpt_ko_path)
 	target_prepare || return
-	insmod "$ko" srp_max_req_size=8260 || return
+	insmod "$ko" srp_max_req_size=8260 "${extra[@]}" || return
 	srpt_assert_module || return
 	echo "$which $SRPT $(cat /sys/module/ib_srpt/srcversion 2>/dev/null || echo -) $(build_id_loaded ib_srpt)" \
 		>>"$W/modules.txt"
@@ -159,7 +184,10 @@ srpt_start() {
 	tpg=$(srpt_add_target "$(port_wwn "$RDMA_DEV" 1)") || return
 	srpt_add_lun "$tpg" "$SO_NULL" >/dev/null || return
 	srpt_add_lun "$tpg" "$SO_BRD" >/dev/null || return
-	srpt_add_acl "$tpg" "$IPV4" >/dev/null || return
+	ACL=$(srpt_add_acl "$tpg" "$IPV4") || return
+	if ((USE_SRQ)); then
+		srpt_attrib "$tpg" use_srq 1 || return
+	fi
 	srpt_enable "$tpg" || return
 	srpt_set_rdma_cm_port "$SRP_LOGIN_PORT"
 }
@@ -170,6 +198,15 @@ srpt_stop() {
 	srpt_teardown_configfs || rc=1
 	srpt_unload 60 || rc=1
 	return "$rc"
+}
+
+# ch_vectors: print the completion vectors of the channels in the ACL's
+# info file (ours only; "-" when it shows none), comma-separated.
+ch_vectors() {
+	local v
+	v=$(sed -n 's/^   Completion vector: \([0-9][0-9]*\)$/\1/p' "$ACL/info" 2>/dev/null |
+		paste -sd,)
+	echo "${v:--}"
 }
 
 # srp_channels DISK: print the channel count of the disk's SRP host.
@@ -236,8 +273,8 @@ run_fio() {
 		--iodepth=$((qd / jobs)) --numjobs="$jobs" --group_reporting \
 		--ioengine=libaio --direct=1 --time_based --runtime="$rt" \
 		--ramp_time="$RAMP" --size="$size" --percentile_list=50:99 \
-		--exec_prerun="sh -c '{ cat /proc/stat /sys/block/$b/stat; grep -H . $RXE_CNT/*; } >$f.pre.\$\$ && mv $f.pre.\$\$ $f.pre'" \
-		--exec_postrun="sh -c '{ cat /proc/stat /sys/block/$b/stat; grep -H . $RXE_CNT/*; } >$f.post.\$\$ && mv $f.post.\$\$ $f.post'" \
+		--exec_prerun="sh -c '{ cat /proc/stat /sys/block/$b/stat; grep -sH . $RXE_CNT/*; true; } >$f.pre.\$\$ && mv $f.pre.\$\$ $f.pre'" \
+		--exec_postrun="sh -c '{ cat /proc/stat /sys/block/$b/stat; grep -sH . $RXE_CNT/*; true; } >$f.post.\$\$ && mv $f.post.\$\$ $f.post'" \
 		--output-format=json --output="$f.json" >/dev/null 2>"$f.err" || rc=$?
 	rm -f "$wl".prerun.txt "$wl".postrun.txt
 	if ((rc)); then
@@ -392,7 +429,8 @@ login_rate() {
 
 run_slot() {
 	local slot=$1 which=$2 ch ok=1
-	local -A names=([A]="A, our ib_srpt" [B]="B, stock ib_srpt" [C]="C, nvmet-rdma")
+	local -A names=([A]="A, our ib_srpt${ARGS_A:+ $ARGS_A}" [B]="B, $B_IS ib_srpt${ARGS_B:+ $ARGS_B}"
+		[C]="C, nvmet-rdma")
 	say "slot $slot (${names[$which]})"
 	case $which in
 	A|B)
@@ -409,7 +447,7 @@ run_slot() {
 				break
 			fi
 			echo "$slot ch$ch $(srp_channels "${DISKS[0]}") $(cat "/sys/block/${DISKS[0]#/dev/}/queue/max_sectors_kb")" \
-				>>"$W/channels.txt"
+				"vectors $(ch_vectors)" >>"$W/channels.txt"
 			run_workloads "$slot" "$ch"
 			sync_out
 			srp_logout "${DISKS[0]}" || { ok=0; break; }
@@ -499,7 +537,7 @@ main() {
 		sync_out
 		exit 1
 	fi
-	say "setup done: rxe0 $IPV4, null_blk ${NULL_GB}G, brd ${BRD_MIB}M; order $ORDER"
+	say "setup done: $RDMA_DEV $IPV4, null_blk ${NULL_GB}G, brd ${BRD_MIB}M; order $ORDER"
 	r=0
 	IFS=. read -r -a groups <<<"$ORDER"
 	for grp in "${groups[@]}"; do

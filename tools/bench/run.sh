@@ -34,6 +34,21 @@
 #   BENCH_PROFILE=1      also a perf profile of B and A at the end (adds
 #                        ~15 min; BENCH_ORDER=none BENCH_PROFILE=1: only it)
 #   BENCH_TIMEOUT=5400   wall-clock limit for the guest (s)
+#   BENCH_RDMA=rxe       soft RDMA driver: rxe (soft-RoCE), or siw
+#                        (soft-iWARP on lo; Debian's kernel lacks it, so
+#                        tools/bench/siw-module.sh builds siw.ko for it)
+#   BENCH_B=stock        what B is: stock, or ours (A against A: two settings
+#                        of our module, BENCH_ARGS_A and BENCH_ARGS_B)
+#   BENCH_ARGS_A= BENCH_ARGS_B=   more insmod parameters of ib_srpt in A
+#                        and B slots, comma-separated (srpt_srq_per_vector=1)
+#   BENCH_USE_SRQ=0      1: the TPG's use_srq in A and B slots
+#
+# Example: one SRQ per completion vector (A) against one per HCA (B) on
+# soft-iWARP, wall-clock (see tools/bench/README.md):
+#   BENCH_ICOUNT= BENCH_RDMA=siw BENCH_B=ours BENCH_USE_SRQ=1 \
+#   BENCH_ARGS_A=srpt_srq_per_vector=1 BENCH_ORDER=AB.BA.AB.BA \
+#   BENCH_WORKLOADS=lat4k,rr4k,rw4k BENCH_BACKSTORES=null BENCH_CHANNELS=2 \
+#   BENCH_LOGINS=0 BENCH_MEMCH=0 tools/bench/run.sh
 
 set -euo pipefail
 
@@ -67,6 +82,11 @@ export SRPT_TEST_BENCH_LOGINS=${BENCH_LOGINS:-$d_logins}
 export SRPT_TEST_BENCH_MEMCH=${BENCH_MEMCH:-16}
 export SRPT_TEST_BENCH_PROFILE=${BENCH_PROFILE:-0}
 export SRPT_TEST_BENCH_PROFILE_SECS=${BENCH_PROFILE_SECS:-$d_psecs}
+export SRPT_TEST_BENCH_B=${BENCH_B:-stock}
+export SRPT_TEST_BENCH_ARGS_A=${BENCH_ARGS_A:-}
+export SRPT_TEST_BENCH_ARGS_B=${BENCH_ARGS_B:-}
+export SRPT_TEST_BENCH_USE_SRQ=${BENCH_USE_SRQ:-0}
+[[ $SRPT_TEST_BENCH_B == @(stock|ours) ]] || die "BENCH_B=$SRPT_TEST_BENCH_B: stock or ours"
 for v in ${!SRPT_TEST_BENCH_*}; do
 	[[ ${!v} != *[[:space:]]* ]] || die "$v must not contain blanks"
 done
@@ -80,6 +100,14 @@ if [[ -z ${BENCH_KO:-} ]] &&
 fi
 [[ -f $ko ]] || die "$ko does not exist"
 
+export SRPT_TEST_RDMA=${BENCH_RDMA:-rxe}
+extra_mods=${VM_EXTRA_MODULES:-}
+case $SRPT_TEST_RDMA in
+rxe) ;;
+siw) extra_mods+=" $("$BENCH_DIR/siw-module.sh")" ;;
+*) die "BENCH_RDMA=$SRPT_TEST_RDMA: rxe or siw" ;;
+esac
+
 OUT=$OUT_BASE/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$OUT/raw"
 cp "$ko" "$OUT/ib_srpt.ko"
@@ -88,6 +116,7 @@ cp "$ko" "$OUT/ib_srpt.ko"
 	echo "git $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo '?')"
 	echo "module $ko $(modinfo -F srcversion "$ko" 2>/dev/null)"
 	echo "icount ${ICOUNT:-off}"
+	echo "rdma $SRPT_TEST_RDMA${extra_mods:+ (extra modules:$extra_mods)}"
 	echo "host $(uname -r) $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg)"
 	env | grep '^SRPT_TEST_BENCH_' | sort
 } >"$OUT/raw/qemu.txt"
@@ -106,6 +135,7 @@ mkdir -p "$OUT/vm"
 # VM_DEBUG_ARGS="": the kernel as Debian boots it; the tests' slub_debug
 # and KFENCE sampling would slow every allocation of both targets.
 SRPT=ours KO=$OUT/ib_srpt.ko VM_RUN_DIR=$OUT/vm VM_QEMU_EXTRA=$extra \
+	VM_EXTRA_MODULES=$extra_mods \
 	VM_TIMEOUT=${BENCH_TIMEOUT:-5400} VM_DEBUG_ARGS="" \
 	"$REPO/tools/testing/vm.sh" exec "$BENCH_DIR/guest.sh" >"$OUT/vm.log" 2>&1 &
 vm=$!
