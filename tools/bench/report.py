@@ -540,7 +540,8 @@ def main():
                     k, _, v = f.partition("=")
                     labels[k] = v
     out.write("# slots: %s\n" % " ".join(s for s, _, _ in slots))
-    icount = "icount" in open(os.path.join(d, "qemu.txt")).read() \
+    # run.sh writes "icount OPTS", or "icount-mode off" for wall-clock time
+    icount = bool(re.search(r"^icount ", open(os.path.join(d, "qemu.txt")).read(), re.M)) \
         if os.path.exists(os.path.join(d, "qemu.txt")) else False
     out.write("# times are guest %s time; +/- = A better/worse beyond the noise, ~ = within"
               " noise\n\n" % ("virtual (icount)" if icount else "wall"))
