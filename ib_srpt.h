@@ -575,6 +575,7 @@ struct srpt_ch_stats {
  * @req_ius: IUs received that use a credit of the initiator
  * @imm_data_offset: offset of immediate data in SRP_CMD, 0 when off
  * @use_srq: receives come from the device SRQ
+ * @srq: the SRQ of @qp when @use_srq
  * @recv_lock: protects @cmd_wait_list and the state checks of the
  *	receive path
  * @lock: protects @free_list, @n_free, @sq_wr_avail, @sq_progress,
@@ -653,6 +654,7 @@ struct srpt_rdma_ch {
 	atomic_t req_ius;
 	u16 imm_data_offset;
 	bool use_srq;
+	struct ib_srq *srq;
 	spinlock_t recv_lock;	/* see above */
 	spinlock_t lock;	/* see above */
 	struct list_head free_list;
@@ -906,12 +908,15 @@ struct srpt_port {
  * @device: the HCA
  * @pd: protection domain
  * @lkey: local DMA key
- * @srq: shared receive queue, or NULL
+ * @srq: shared receive queue, or NULL; with srpt_srq_per_vector the SRQ of
+ *	completion vector 0
  * @cm_id: IB/CM listener, or NULL
- * @srq_size: SRQ size
+ * @srq_size: SRQ size, of each SRQ
+ * @nsrq: number of SRQs: 1, or one per completion vector
+ * @srqs: the @nsrq SRQs, indexed by completion vector
+ * @srq_rings: the receive contexts of each of @srqs
  * @sdev_mutex: serialises SRQ enable/disable
  * @req_buf_cache: slab of SRQ receive buffers
- * @ioctx_ring: SRQ receive contexts
  * @buf_bytes: bytes of data buffers the device's commands hold
  * @buf_budget: limit of @buf_bytes, see srpt_buf_budget()
  * @holder_lock: protects @holder_list and the writes of @holders
@@ -941,9 +946,11 @@ struct srpt_device {
 	struct ib_srq *srq;
 	struct ib_cm_id *cm_id;
 	int srq_size;
+	u32 nsrq;
+	struct ib_srq **srqs;
+	struct srpt_recv_ioctx ***srq_rings;
 	struct mutex sdev_mutex;	/* see above */
 	struct kmem_cache *req_buf_cache;
-	struct srpt_recv_ioctx **ioctx_ring;
 	atomic64_t buf_bytes;
 	u64 buf_budget;
 	spinlock_t holder_lock;	/* see above */
