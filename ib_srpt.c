@@ -91,7 +91,6 @@ MODULE_LICENSE("GPL");
 static u64 srpt_service_guid;
 static int srp_max_req_size = SRPT_DEF_MAX_REQ_SIZE;
 static int srpt_srq_size = SRPT_DEF_SRQ_SIZE;
-static bool srpt_srq_per_vector;
 static u16 rdma_cm_port;
 
 /**
@@ -194,10 +193,6 @@ static const struct kernel_param_ops srpt_srq_size_ops = {
 module_param_cb(srpt_srq_size, &srpt_srq_size_ops, &srpt_srq_size, 0444);
 MODULE_PARM_DESC(srpt_srq_size,
 		 "Shared receive queue size (4..65535, default 4095, clamped to the HCA limit)");
-
-module_param(srpt_srq_per_vector, bool, 0444);
-MODULE_PARM_DESC(srpt_srq_per_vector,
-		 "One shared receive queue per completion vector instead of one per HCA (default 0)");
 
 module_param(rdma_cm_port, ushort, 0444);
 MODULE_PARM_DESC(rdma_cm_port,
@@ -999,16 +994,15 @@ static void srpt_free_ioctx_ring(struct srpt_ioctx **ioctx_ring,
 /**
  * srpt_post_recv() - post an IB receive request
  * @sdev: SRPT HCA pointer
- * @ch: SRPT RDMA channel, or NULL for @srq
- * @srq: the SRQ to post to when @ch is NULL
+ * @ch: SRPT RDMA channel
  * @ioctx: receive I/O context pointer
  *
- * A channel with use_srq posts to its own SRQ (ch->srq).
+ * A NULL @ch stands for the device SRQ.
  *
  * Return: 0 or a negative error code from the verbs layer.
  */
 static int srpt_post_recv(struct srpt_device *sdev, struct srpt_rdma_ch *ch,
-			  struct ib_srq *srq, struct srpt_recv_ioctx *ioctx)
+			  struct srpt_recv_ioctx *ioctx)
 {
 	struct ib_recv_wr wr = {};
 	struct ib_sge list;
@@ -1023,10 +1017,8 @@ static int srpt_post_recv(struct srpt_device *sdev, struct srpt_rdma_ch *ch,
 	wr.sg_list = &list;
 	wr.num_sge = 1;
 
-	if (!ch)
-		return ib_post_srq_recv(srq, &wr, NULL);
-	if (ch->use_srq)
-		return ib_post_srq_recv(ch->srq, &wr, NULL);
+	if (!ch || ch->use_srq)
+		return ib_post_srq_recv(sdev->srq, &wr, NULL);
 	return ib_post_recv(ch->qp, &wr, NULL);
 }
 
@@ -1070,7 +1062,7 @@ static void srpt_recycle_recv(struct srpt_rdma_ch *ch,
 
 	if (!ch->use_srq && READ_ONCE(ch->state) >= CH_DISCONNECTING)
 		return;
-	ret = srpt_post_recv(sdev, ch, NULL, recv_ioctx);
+	ret = srpt_post_recv(sdev, ch, recv_ioctx);
 	if (ret) {
 		pr_err_ratelimited("%s: reposting a receive buffer failed (%d)\n",
 				   ch->sess_name, ret);
@@ -1917,12 +1909,10 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
 	init.cap.max_send_sge = min_t(u32, sdev->device->attrs.max_send_sge,
 				      SRPT_MAX_SEND_SGE);
 	init.cap.max_recv_sge = 1;
-	if (ch->use_srq) {
-		ch->srq = sdev->srqs[ch->comp_vector % sdev->nsrq];
-		init.srq = ch->srq;
-	} else {
+	if (ch->use_srq)
+		init.srq = sdev->srq;
+	else
 		init.cap.max_recv_wr = ch->rq_size;
-	}
 
 	if (!srpt_ch_moves_qp(ch)) {
 		ret = rdma_create_qp(ch->rdma_cm_id, sdev->pd, &init);
@@ -1985,8 +1975,7 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 	}
 	if (!ch->use_srq) {
 		for (i = 0; i < ch->rq_size; i++) {
-			ret = srpt_post_recv(sdev, ch, NULL,
-					     ch->ioctx_recv_ring[i]);
+			ret = srpt_post_recv(sdev, ch, ch->ioctx_recv_ring[i]);
 			if (ret)
 				goto err;
 		}
@@ -2809,7 +2798,7 @@ static void srpt_drop_waiting_ius(struct srpt_rdma_ch *ch)
 	list_for_each_entry_safe(recv, next, &list, wait_list) {
 		list_del_init(&recv->wait_list);
 		if (ch->use_srq)
-			srpt_post_recv(ch->sport->sdev, ch, NULL, recv);
+			srpt_post_recv(ch->sport->sdev, ch, recv);
 	}
 }
 
@@ -6676,7 +6665,7 @@ static void srpt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		srpt_wc_error(ch, wc, "receive");
 		if (ch->use_srq)
-			srpt_post_recv(ch->sport->sdev, ch, NULL, recv_ioctx);
+			srpt_post_recv(ch->sport->sdev, ch, recv_ioctx);
 		return;
 	}
 	recv_ioctx->byte_len = wc->byte_len;
@@ -9072,44 +9061,12 @@ static void srpt_event_handler(struct ib_event_handler *handler,
 }
 
 /**
- * srpt_free_srqs() - destroy the shared receive queues of a device
- * @sdev: SRPT HCA whose channels are all gone (or that never had any)
- *
- * Also undoes a srpt_enable_srq() that failed half-way.
- */
-static void srpt_free_srqs(struct srpt_device *sdev)
-{
-	u32 i;
-
-	for (i = 0; sdev->srqs && i < sdev->nsrq; i++) {
-		/* First the SRQ: it may still own (and write to) its buffers. */
-		if (sdev->srqs[i])
-			ib_destroy_srq(sdev->srqs[i]);
-		if (sdev->srq_rings)
-			srpt_free_ioctx_ring((struct srpt_ioctx **)sdev->srq_rings[i],
-					     sdev, sdev->srq_size,
-					     sdev->req_buf_cache,
-					     DMA_FROM_DEVICE);
-	}
-	kfree(sdev->srqs);
-	kfree(sdev->srq_rings);
-	srpt_cache_put(sdev->req_buf_cache);
-	sdev->srq = NULL;
-	sdev->srqs = NULL;
-	sdev->srq_rings = NULL;
-	sdev->req_buf_cache = NULL;
-	sdev->nsrq = 0;
-}
-
-/**
- * srpt_enable_srq() - create the shared receive queues of a device
+ * srpt_enable_srq() - create the shared receive queue of a device
  * @sdev: SRPT HCA
  *
- * The SRQs are made when a port first switches to use_srq and live until
- * the device goes away: one, or with srpt_srq_per_vector one per
- * completion vector that channels use (srpt_comp_vectors()). Their buffers
- * are placed so that immediate data at the initiator's usual offset lands
- * on a 512-byte boundary.
+ * The SRQ is made when a port first switches to use_srq and lives until
+ * the device goes away. Its buffers are placed so that immediate data at
+ * the initiator's usual offset lands on a 512-byte boundary.
  *
  * Return: 0 or a negative error code.
  */
@@ -9126,7 +9083,7 @@ static int srpt_enable_srq(struct srpt_device *sdev)
 		.attr.max_sge = 1,
 		.srq_type = IB_SRQT_BASIC,
 	};
-	u32 n, v;
+	struct ib_srq *srq;
 	int i, ret = 0;
 
 	mutex_lock(&sdev->sdev_mutex);
@@ -9136,50 +9093,64 @@ static int srpt_enable_srq(struct srpt_device *sdev)
 		ret = -EOPNOTSUPP;
 		goto unlock;
 	}
-	n = srpt_srq_per_vector ? srpt_comp_vectors(sdev->device) : 1;
-	n = min_t(u32, n, sdev->device->attrs.max_srq);
-	ret = -ENOMEM;
-	sdev->nsrq = n;
-	sdev->srqs = kcalloc(n, sizeof(*sdev->srqs), GFP_KERNEL);
-	sdev->srq_rings = kcalloc(n, sizeof(*sdev->srq_rings), GFP_KERNEL);
-	sdev->req_buf_cache = srpt_cache_get(align + srp_max_req_size);
-	if (!sdev->srqs || !sdev->srq_rings || !sdev->req_buf_cache)
-		goto free;
-	for (v = 0; v < n; v++) {
-		struct ib_srq *srq = ib_create_srq(sdev->pd, &init);
-
-		if (IS_ERR(srq)) {
-			ret = PTR_ERR(srq);
-			goto free;
-		}
-		sdev->srqs[v] = srq;
-		ret = -ENOMEM;
-		sdev->srq_rings[v] = (struct srpt_recv_ioctx **)
-			srpt_alloc_ioctx_ring(sdev, sdev->srq_size,
-					      sizeof(*sdev->srq_rings[v][0]),
-					      sdev->req_buf_cache, align,
-					      DMA_FROM_DEVICE);
-		if (!sdev->srq_rings[v])
-			goto free;
-		for (i = 0; i < sdev->srq_size; i++) {
-			INIT_LIST_HEAD(&sdev->srq_rings[v][i]->wait_list);
-			ret = srpt_post_recv(sdev, NULL, srq,
-					     sdev->srq_rings[v][i]);
-			if (ret)
-				goto free;
-		}
+	srq = ib_create_srq(sdev->pd, &init);
+	if (IS_ERR(srq)) {
+		ret = PTR_ERR(srq);
+		goto unlock;
 	}
-	sdev->srq = sdev->srqs[0];
-	pr_info("%s: %u SRQ(s) of %d entries\n", dev_name(&sdev->device->dev),
-		n, sdev->srq_size);
-	ret = 0;
+	ret = -ENOMEM;
+	sdev->req_buf_cache = srpt_cache_get(align + srp_max_req_size);
+	if (!sdev->req_buf_cache)
+		goto destroy_srq;
+	sdev->ioctx_ring = (struct srpt_recv_ioctx **)
+		srpt_alloc_ioctx_ring(sdev, sdev->srq_size,
+				      sizeof(*sdev->ioctx_ring[0]),
+				      sdev->req_buf_cache, align,
+				      DMA_FROM_DEVICE);
+	if (!sdev->ioctx_ring)
+		goto destroy_srq;
+	sdev->srq = srq;
+	for (i = 0; i < sdev->srq_size; i++) {
+		INIT_LIST_HEAD(&sdev->ioctx_ring[i]->wait_list);
+		ret = srpt_post_recv(sdev, NULL, sdev->ioctx_ring[i]);
+		if (ret)
+			goto destroy_srq;
+	}
+	pr_info("%s: SRQ of %d entries\n", dev_name(&sdev->device->dev),
+		sdev->srq_size);
 	goto unlock;
 
-free:
-	srpt_free_srqs(sdev);
+destroy_srq:
+	/* First the SRQ: it may still own (and write to) posted buffers. */
+	ib_destroy_srq(srq);
+	sdev->srq = NULL;
+	srpt_free_ioctx_ring((struct srpt_ioctx **)sdev->ioctx_ring, sdev,
+			     sdev->srq_size, sdev->req_buf_cache,
+			     DMA_FROM_DEVICE);
+	sdev->ioctx_ring = NULL;
+	srpt_cache_put(sdev->req_buf_cache);
+	sdev->req_buf_cache = NULL;
 unlock:
 	mutex_unlock(&sdev->sdev_mutex);
 	return ret;
+}
+
+/**
+ * srpt_free_srq() - destroy the shared receive queue of a device
+ * @sdev: SRPT HCA whose channels are all gone
+ */
+static void srpt_free_srq(struct srpt_device *sdev)
+{
+	if (!sdev->srq)
+		return;
+	ib_destroy_srq(sdev->srq);
+	srpt_free_ioctx_ring((struct srpt_ioctx **)sdev->ioctx_ring, sdev,
+			     sdev->srq_size, sdev->req_buf_cache,
+			     DMA_FROM_DEVICE);
+	srpt_cache_put(sdev->req_buf_cache);
+	sdev->srq = NULL;
+	sdev->ioctx_ring = NULL;
+	sdev->req_buf_cache = NULL;
 }
 
 /**
@@ -9376,7 +9347,7 @@ static void srpt_remove_one(struct ib_device *device, void *client_data)
 
 	/* Every channel dropped its holder when its rings were freed. */
 	WARN_ON_ONCE(!list_empty(&sdev->holder_list));
-	srpt_free_srqs(sdev);
+	srpt_free_srq(sdev);
 	ib_dealloc_pd(sdev->pd);
 	pr_info("removed %s\n", dev_name(&device->dev));
 	kref_put(&sdev->refs, srpt_free_sdev);

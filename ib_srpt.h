@@ -575,7 +575,6 @@ struct srpt_ch_stats {
  * @req_ius: IUs received that use a credit of the initiator
  * @imm_data_offset: offset of immediate data in SRP_CMD, 0 when off
  * @use_srq: receives come from the device SRQ
- * @srq: the SRQ of @qp when @use_srq
  * @recv_lock: protects @cmd_wait_list and the state checks of the
  *	receive path
  * @lock: protects @free_list, @n_free, @sq_wr_avail, @sq_progress,
@@ -654,7 +653,6 @@ struct srpt_rdma_ch {
 	atomic_t req_ius;
 	u16 imm_data_offset;
 	bool use_srq;
-	struct ib_srq *srq;
 	spinlock_t recv_lock;	/* see above */
 	spinlock_t lock;	/* see above */
 	struct list_head free_list;
@@ -908,15 +906,12 @@ struct srpt_port {
  * @device: the HCA
  * @pd: protection domain
  * @lkey: local DMA key
- * @srq: shared receive queue, or NULL; with srpt_srq_per_vector the SRQ of
- *	completion vector 0
+ * @srq: shared receive queue, or NULL
  * @cm_id: IB/CM listener, or NULL
- * @srq_size: SRQ size, of each SRQ
- * @nsrq: number of SRQs: 1, or one per completion vector
- * @srqs: the @nsrq SRQs, indexed by completion vector
- * @srq_rings: the receive contexts of each of @srqs
+ * @srq_size: SRQ size
  * @sdev_mutex: serialises SRQ enable/disable
  * @req_buf_cache: slab of SRQ receive buffers
+ * @ioctx_ring: SRQ receive contexts
  * @buf_bytes: bytes of data buffers the device's commands hold
  * @buf_budget: limit of @buf_bytes, see srpt_buf_budget()
  * @holder_lock: protects @holder_list and the writes of @holders
@@ -946,11 +941,9 @@ struct srpt_device {
 	struct ib_srq *srq;
 	struct ib_cm_id *cm_id;
 	int srq_size;
-	u32 nsrq;
-	struct ib_srq **srqs;
-	struct srpt_recv_ioctx ***srq_rings;
 	struct mutex sdev_mutex;	/* see above */
 	struct kmem_cache *req_buf_cache;
+	struct srpt_recv_ioctx **ioctx_ring;
 	atomic64_t buf_bytes;
 	u64 buf_budget;
 	spinlock_t holder_lock;	/* see above */

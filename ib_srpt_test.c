@@ -4520,7 +4520,6 @@ static struct srpt_rdma_ch *fake_ch(struct kunit *test, int n)
 	KUNIT_ASSERT_NOT_NULL(test, ctx->sdev->srq);
 	ctx->sdev->srq->device = ctx->ibdev;
 	ch->use_srq = true;
-	ch->srq = ctx->sdev->srq;
 	ch->state = CH_LIVE;
 	ch->rq_size = n;
 	ch->sq_wr_avail = 64;
