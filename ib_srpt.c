@@ -6021,9 +6021,9 @@ static int srpt_tsk_submit(struct srpt_tsk_wait *w)
  * comes back through srpt_queue_tm_rsp() as for any function. When LIO
  * refuses it (no memory) the function has nonetheless taken effect: every
  * command it marked has ended without a response or with TASK ABORTED.
- * It is answered FUNCTION COMPLETE, as srpt_tmr_rsp_code() would answer
- * LIO's own result, so that the initiator does not retry or escalate for
- * commands that are gone (srpt_tmf_not_submitted(); no answer when the
+ * It is answered FUNCTION COMPLETE, as srpt_tmr_rsp_code() answers LIO's
+ * "not supported" for it, so that the initiator does not retry or escalate
+ * for commands that are gone (srpt_tmf_not_submitted(); no answer when the
  * channel is closing). Frees the wait; the channel's release may go on
  * once srpt_rdma_ch.tsk_held is zero.
  */

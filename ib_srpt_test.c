@@ -6329,9 +6329,9 @@ static void srpt_test_tsk_ordered_same_lu(struct kunit *test)
 }
 
 /*
- * LIO has no memory for the function once its commands are released: it
- * is answered FAILED on its tag, and its context goes back when that
- * response was sent.
+ * LIO has no memory for the function once its commands are released: the
+ * driver has carried it out, so it is answered FUNCTION COMPLETE on its
+ * tag, and its context goes back when that response was sent.
  */
 static void srpt_test_tsk_lio_refuses(struct kunit *test)
 {
@@ -6346,7 +6346,7 @@ static void srpt_test_tsk_lio_refuses(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tsk_lio.n_submit, 1);
 	KUNIT_ASSERT_EQ(test, srpt_fake.n_send, 1);
 	KUNIT_EXPECT_EQ(test, tsk_sent_code(test, 0, 0x7a),
-			SRPT_TSK_MGMT_FAILED);
+			SRPT_TSK_MGMT_COMPLETE);
 	KUNIT_EXPECT_TRUE(test, list_empty(&ch->sport->tsk_waits));
 	KUNIT_EXPECT_EQ(test, atomic_read(&ch->tsk_held), 0);
 	KUNIT_EXPECT_EQ(test, ch->n_free, 2);
