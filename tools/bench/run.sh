@@ -40,7 +40,8 @@
 #   BENCH_B=stock        what B is: stock, or ours (A against A: two settings
 #                        of our module, BENCH_ARGS_A and BENCH_ARGS_B)
 #   BENCH_ARGS_A= BENCH_ARGS_B=   more insmod parameters of ib_srpt in A
-#                        and B slots, comma-separated (srpt_srq_per_vector=1)
+#                        and B slots, comma-separated (srpt_srq_per_vector=1,
+#                        a parameter only of the prototype in commit 407680d)
 #   BENCH_USE_SRQ=0      1: the TPG's use_srq in A and B slots
 #
 # Example: one SRQ per completion vector (A) against one per HCA (B) on
