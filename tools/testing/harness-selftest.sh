@@ -4,7 +4,8 @@
 # harness-selftest.sh - check the guest-test harness (lib.sh) on the host,
 # without a guest: sub_case verdicts (a failing middle step, a failing last
 # step, a failure inside a nested function, a passing case, skips, die) and
-# the CI rule (CI=true turns a skip for a missing tool into a failure), and
+# the CI rule (CI=true turns a skip for a missing tool into a failure), the
+# guest env file's quoting of SRPT_TEST_* values, and
 # vm.sh's boot retry with a fake QEMU: a guest that dies before its test
 # runner starts is booted once more, one that dies later is not;
 # kunit.sh's conversion of a module's KUnit kernel log into KTAP; the
@@ -434,7 +435,21 @@ EOF
 	((rc == want)) || sed 's/^/    | /' "$dir/log"
 }
 
+# run_test_env: vm.sh's guest env file carries SRPT_TEST_* values whole,
+# blanks, "|" and ";" included, and running it runs none of them.
+run_test_env() {
+	local dir=$TMP/test-env got
+	mkdir -p "$dir"
+	env SRPT_TEST_SELFTEST_V="a  b|c;touch $dir/ran" VM_SH_LIB=1 \
+		VM="$(dirname "$LIB")/vm.sh" bash -c '. "$VM"; test_env_exports' >"$dir/env" 2>&1
+	got=$(env -i bash -c ". \"$dir/env\"; printf %s \"\$SRPT_TEST_SELFTEST_V\"" 2>&1)
+	check "vm.sh env file: SRPT_TEST_* value" "a  b|c;touch $dir/ran" "$got"
+	check "vm.sh env file: the value ran nothing" "absent" \
+		"$([[ -e $dir/ran ]] && echo present || echo absent)"
+}
+
 echo "checking $LIB"
+run_test_env
 run_kmsg
 run_ktap
 run_boot_report

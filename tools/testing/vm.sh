@@ -279,6 +279,16 @@ boot_death() {
 # the run's copy of tools/ here, where the compiler runs natively: the guest's
 # userspace is this machine's. The tests use them when their sources match;
 # if a build fails here, the guest builds the tool itself.
+# test_env_exports: "export NAME=VALUE" lines for the guest's env file, one
+# per SRPT_TEST_* variable, each value quoted (%q): a value with blanks, "|"
+# or ";" arrives whole and runs nothing.
+test_env_exports() {
+	local v
+	for v in $(compgen -e | grep -E '^SRPT_TEST_[A-Z0-9_]*$' || true); do
+		printf 'export %s=%q\n' "$v" "${!v}"
+	done
+}
+
 build_guest_tools() {
 	make -s -C "$RUN_DIR/tools/srp-hostile" clean all >"$RUN_DIR/tools-build.log" 2>&1 ||
 		log "building srp-hostile on the host failed (see $RUN_DIR/tools-build.log)"
@@ -340,7 +350,7 @@ main() {
 		printf 'MODE=%q\nSRPT=%q\nTESTS=%q\nTEST_TIMEOUT=%q\nSCRIPT=%q\n' \
 			"$mode" "$SRPT" "${TESTS:-*}" "$TEST_TIMEOUT" "$script"
 		printf 'BOOT_TRACE=%q\nGUEST_KIND=%q\n' "${BOOT_TRACE:-0}" "$GUEST_KIND"
-		env | grep -E '^SRPT_TEST_[A-Z0-9_]*=' | sed 's/^/export /' || true
+		test_env_exports
 		# CI=true: the tests fail instead of skipping for a missing tool
 		[[ -z ${CI:-} ]] || printf 'export CI=%q\n' "$CI"
 	} >"$RUN_DIR/env"
