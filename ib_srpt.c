@@ -3626,10 +3626,17 @@ static void srpt_build_login_rsp(struct srpt_rdma_ch *ch,
  * @rdma_cm_id: RDMA/CM connection, or NULL
  * @req: the login request
  * @reason: SRP_LOGIN_REJ reason
+ *
+ * The connection manager allocates the REJ: under memory pressure that
+ * can fail, and then nothing goes out. The initiator's connection manager
+ * sends its request again after its response timeout, and that one gets
+ * an answer.
+ *
+ * Return: 0 or the connection manager's negative error code.
  */
-static void srpt_send_rej(struct ib_cm_id *ib_cm_id,
-			  struct rdma_cm_id *rdma_cm_id,
-			  const struct srp_login_req *req, u32 reason)
+static int srpt_send_rej(struct ib_cm_id *ib_cm_id,
+			 struct rdma_cm_id *rdma_cm_id,
+			 const struct srp_login_req *req, u32 reason)
 {
 	struct srp_login_rej rej = {
 		.opcode = SRP_LOGIN_REJ,
@@ -3640,11 +3647,10 @@ static void srpt_send_rej(struct ib_cm_id *ib_cm_id,
 	};
 
 	if (rdma_cm_id)
-		rdma_reject(rdma_cm_id, &rej, sizeof(rej),
-			    IB_CM_REJ_CONSUMER_DEFINED);
-	else
-		ib_send_cm_rej(ib_cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
-			       &rej, sizeof(rej));
+		return rdma_reject(rdma_cm_id, &rej, sizeof(rej),
+				   IB_CM_REJ_CONSUMER_DEFINED);
+	return ib_send_cm_rej(ib_cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
+			      &rej, sizeof(rej));
 }
 
 /**
@@ -4152,6 +4158,9 @@ static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
  * @src_addr: initiator name, for the trace
  * @reason: SRP_LOGIN_REJ reason
  *
+ * A reject that could not be sent is logged: the initiator hears nothing
+ * until it sends its request again (srpt_send_rej()).
+ *
  * Return: -ECONNREFUSED, for the connection manager to destroy the
  * connection.
  */
@@ -4161,6 +4170,9 @@ static int srpt_cm_req_reject(struct srpt_device *sdev,
 			      const struct srp_login_req *req,
 			      const char *src_addr, u32 reason)
 {
+	char why[96];
+	int ret;
+
 	if (rdma_cm_id)
 		rdma_cm_id->context = NULL;
 	else
@@ -4168,7 +4180,13 @@ static int srpt_cm_req_reject(struct srpt_device *sdev,
 	srpt_count_rej(srpt_login_port(sdev, port_num), reason);
 	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
 			 req->initiator_port_id, reason);
-	srpt_send_rej(ib_cm_id, rdma_cm_id, req, reason);
+	ret = srpt_send_rej(ib_cm_id, rdma_cm_id, req, reason);
+	if (ret) {
+		snprintf(why, sizeof(why),
+			 "the SRP_LOGIN_REJ could not be sent (%d); the initiator will ask again",
+			 ret);
+		srpt_log_rej(sdev, port_num, req, src_addr, why);
+	}
 	return -ECONNREFUSED;
 }
 

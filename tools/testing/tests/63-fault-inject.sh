@@ -10,6 +10,11 @@
 # kernel leave this test out (run.sh: "debug-kernel-only").
 #
 # Sub-cases:
+#   login-rej-lost       the first allocation under rdma_reject() fails
+#                        while a login is refused (IU length too large):
+#                        nothing goes out, ib_srpt logs it once, and the
+#                        initiator's CM retry gets SRP_LOGIN_REJ
+#                        (cases-faults.txt fi-login-rej-lost)
 #   login-session-nomem  the first allocation of LIO's target_setup_session()
 #                        fails: the login gets SRP_LOGIN_REJ INSUFFICIENT
 #                        RESOURCES (cases-faults.txt fi-login-session-nomem)
@@ -236,6 +241,29 @@ targeted() {
 	((n == 1)) || { echo "$n failures injected under $1, not 1" >&2; return 1; }
 }
 
+# login-rej-lost: the connection manager cannot allocate the reject of a
+# refused login; ib_srpt logs that, and the initiator's CM retry is
+# answered. Only failslab: fail_page_alloc would fail a slab refill first,
+# which slub makes good by itself.
+case_login_rej_lost() {
+	local from n range
+	sync_kmsg
+	from=$(($(wc -l <"$KMSG") + 1))
+	range=$(func_range rdma_reject) || { echo "no function rdma_reject in /proc/kallsyms" >&2; return 1; }
+	# shellcheck disable=SC2086 # START END
+	fi_range $range
+	fi_write "$FS/times" 1
+	fi_write "$FS/probability" 100
+	hostile fi-login-rej-lost || { fi_off; echo "fi-login-rej-lost failed (hostile.log)" >&2; return 1; }
+	n=$(<"$FS/times")
+	fi_off
+	((n == 0)) || { echo "no failure was injected under rdma_reject" >&2; return 1; }
+	sync_kmsg
+	n=$(tail -n "+$from" "$KMSG" |
+		grep -c 'refused: the SRP_LOGIN_REJ could not be sent (-12); the initiator will ask again$' || true)
+	((n == 1)) || { echo "$n log lines for the lost reject, not 1" >&2; return 1; }
+}
+
 case_login_session_nomem() {
 	targeted target_setup_session fi-login-session-nomem
 }
@@ -251,7 +279,7 @@ case_tsk_set_nomem() {
 # random MODE: the fi-* cases ROUNDS times in receive mode MODE while
 # PROB % of ib_srpt's allocations fail.
 random() {
-	local use_srq=0 i n
+	local use_srq=0 i n from lost
 	[[ $1 == srq ]] && use_srq=1
 	# A sub-case before may have failed half-way through a setup.
 	if ! hostile fi-prefill; then
@@ -260,6 +288,8 @@ random() {
 		hostile fi-prefill
 	fi
 	srpt_attrib "$SRPT_TPG" use_srq "$use_srq"
+	sync_kmsg
+	from=$(($(wc -l <"$KMSG") + 1))
 	fi_range "$TEXT_START" "$TEXT_END"
 	fi_arm "$PROB"
 	for ((i = 0; i < ROUNDS; i++)); do
@@ -268,7 +298,9 @@ random() {
 	done
 	n=$(fi_used)
 	fi_off
-	echo "NOTE fault-inject-$1: $n allocations failed in $ROUNDS rounds at ${PROB}%" >>"${SUBRESULTS:-/dev/null}"
+	sync_kmsg
+	lost=$(tail -n "+$from" "$KMSG" | grep -c 'SRP_LOGIN_REJ could not be sent' || true)
+	echo "NOTE fault-inject-$1: $n allocations failed in $ROUNDS rounds at ${PROB}%, $lost login rejects lost (answered on the initiator's retry)" >>"${SUBRESULTS:-/dev/null}"
 	((n > 0)) || { echo "no failure was injected" >&2; return 1; }
 }
 
@@ -379,7 +411,7 @@ want_case() {
 
 # device-add-nth comes before anything makes the device's SRQ (it lives
 # as long as the device), so that configfs-nth's use_srq step makes it.
-for c in login-session-nomem tmf-nomem tsk-set-nomem device-add-nth configfs-nth random-ring random-srq; do
+for c in login-rej-lost login-session-nomem tmf-nomem tsk-set-nomem device-add-nth configfs-nth random-ring random-srq; do
 	want_case "$c" || continue
 	sub_case "$c" "case_${c//-/_}" || true
 done
