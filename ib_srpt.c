@@ -4149,6 +4149,23 @@ static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
 }
 
 /**
+ * srpt_cm_retries() - whether the initiator sends an unanswered login again
+ * @rdma_cm_id: RDMA/CM connection, or NULL for IB/CM
+ *
+ * The InfiniBand CM (IB/CM, and RDMA/CM on InfiniBand and RoCE) resends a
+ * connection request that got no answer within its response timeout. On
+ * iWARP the MPA request goes out once over TCP.
+ *
+ * Return: true when an unanswered request is sent again.
+ */
+static bool srpt_cm_retries(const struct rdma_cm_id *rdma_cm_id)
+{
+	return !rdma_cm_id ||
+		rdma_node_get_transport(rdma_cm_id->device->node_type) !=
+		RDMA_TRANSPORT_IWARP;
+}
+
+/**
  * srpt_cm_req_reject() - answer a login with SRP_LOGIN_REJ
  * @sdev: HCA the request arrived on
  * @ib_cm_id: IB/CM connection, or NULL
@@ -4158,8 +4175,11 @@ static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
  * @src_addr: initiator name, for the trace
  * @reason: SRP_LOGIN_REJ reason
  *
- * A reject that could not be sent is logged: the initiator hears nothing
- * until it sends its request again (srpt_send_rej()).
+ * A reject that could not be sent is logged. For want of memory on
+ * InfiniBand and RoCE the initiator hears nothing until it sends its
+ * request again (srpt_send_rej()); on iWARP it does not send it again, and
+ * other errors mean that the connection manager would not send the reject
+ * (say, the initiator's own REJ came first).
  *
  * Return: -ECONNREFUSED, for the connection manager to destroy the
  * connection.
@@ -4181,12 +4201,15 @@ static int srpt_cm_req_reject(struct srpt_device *sdev,
 	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
 			 req->initiator_port_id, reason);
 	ret = srpt_send_rej(ib_cm_id, rdma_cm_id, req, reason);
-	if (ret) {
+	if (ret == -ENOMEM && srpt_cm_retries(rdma_cm_id))
 		snprintf(why, sizeof(why),
 			 "the SRP_LOGIN_REJ could not be sent (%d); the initiator will ask again",
 			 ret);
+	else if (ret)
+		snprintf(why, sizeof(why),
+			 "the SRP_LOGIN_REJ could not be sent (%d)", ret);
+	if (ret)
 		srpt_log_rej(sdev, port_num, req, src_addr, why);
-	}
 	return -ECONNREFUSED;
 }
 
