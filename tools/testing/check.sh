@@ -265,7 +265,7 @@ shellcheck_scripts() {
 	fi
 	# An && list in the middle of a function, whose failing first command
 	# set -e cannot see (shellcheck has no such rule), fails the stage.
-	tools/testing/check-andand.sh "${files[@]}" tools/testing/guest/init || return 1
+	tools/testing/check-andand.sh "${files[@]}" tools/testing/guest/init tools/ha/SRPTarget || return 1
 	if ! command -v shellcheck >/dev/null; then
 		echo "shellcheck is not installed"
 		[[ ${CI:-} == true ]] && return 1
@@ -275,7 +275,7 @@ shellcheck_scripts() {
 	if [[ ${HOST_CHECKS_BESIDE:-0} == 1 ]]; then
 		# Beside the guest stage: one CPU is all there is to spare.
 		shellcheck -x -S warning "${files[@]}" || return
-		shellcheck -s sh -S warning tools/testing/guest/init
+		shellcheck -s sh -S warning tools/testing/guest/init tools/ha/SRPTarget
 		return
 	fi
 	# Two halves side by side: shellcheck uses one CPU.
@@ -291,7 +291,7 @@ shellcheck_scripts() {
 	wait "$i" || rc=1
 	cat "$out0" "$out1"
 	rm -f "$out0" "$out1"
-	((rc == 0)) && shellcheck -s sh -S warning tools/testing/guest/init
+	((rc == 0)) && shellcheck -s sh -S warning tools/testing/guest/init tools/ha/SRPTarget
 }
 
 # The guest-test helpers give the right verdicts (no guest needed),
