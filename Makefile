@@ -7,7 +7,8 @@
 #   make install       install into /lib/modules/<release>/updates + depmod
 #                      (SIGN_KEY=key SIGN_CERT=cert.der: signed, for Secure Boot)
 #   make uninstall     remove what make install installed + depmod
-#   make deb           the Debian package ib-srpt-dkms (DKMS) in build/deb/
+#   make deb           the Debian packages ib-srpt-dkms (DKMS) and ib-srpt-ha
+#                      (the Pacemaker resource agent) in build/deb/
 #   make clean
 #   make check         build checks, KUnit and the QEMU guest tests
 #   make check-debug   only the debug kernel, KUnit in it and its lanes
@@ -112,15 +113,18 @@ uninstall:
 	@if [ -d /var/lib/dkms/ib-srpt ]; then \
 		echo "note: ib-srpt is also installed through DKMS (apt remove ib-srpt-dkms)"; fi
 
-# The Debian package ib-srpt-dkms, built with dpkg-buildpackage from a copy
-# of the files it needs in build/deb/ib-srpt-<version>/ (the .deb lands in
-# build/deb/). Needs debhelper and dh-dkms; no kernel tree.
+# The Debian packages ib-srpt-dkms and ib-srpt-ha, built with
+# dpkg-buildpackage from a copy of the files they need in
+# build/deb/ib-srpt-<version>/ (the .debs land in build/deb/). Needs
+# debhelper and dh-dkms; no kernel tree.
 SRPT_VERSION := $(shell sed -n 's/^\#define SRPT_VERSION[[:space:]]*"\(.*\)"/\1/p' ib_srpt.h)
 DEB_SRC := build/deb/ib-srpt-$(SRPT_VERSION)
 DEB_FILES := debian dkms.conf Kbuild Kconfig Makefile ib_srpt.c ib_srpt.h \
 	ib_srpt_trace.h ib_srpt_test.c README.md Documentation
 # dm-query's sources (not a build of it), an example of the package.
 DEB_DM_QUERY := tools/dm-query/dm-query.c tools/dm-query/Makefile
+# The resource agent of ib-srpt-ha.
+DEB_HA := tools/ha/SRPTarget
 
 deb:
 	rm -rf build/deb
@@ -128,6 +132,8 @@ deb:
 	cp -a $(DEB_FILES) $(DEB_SRC)/
 	mkdir -p $(DEB_SRC)/tools/dm-query
 	cp $(DEB_DM_QUERY) $(DEB_SRC)/tools/dm-query/
+	mkdir -p $(DEB_SRC)/tools/ha
+	cp $(DEB_HA) $(DEB_SRC)/tools/ha/
 	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc
 	ls -l build/deb/*.deb
 

@@ -539,6 +539,11 @@ dkms_stage_run() {
 	# (grep without -q reads to the end: no SIGPIPE for dpkg-deb)
 	dpkg-deb -c "$deb" | grep "usr/share/doc/$DKMS_PKG/examples/ib_srpt.conf" ||
 		{ echo "$deb lacks the modprobe.d example"; return 1; }
+	# The resource agent's package: the agent, executable, where Pacemaker
+	# looks for ocf:ib_srpt:SRPTarget.
+	dpkg-deb -c "build/deb/ib-srpt-ha_${ver}_all.deb" |
+		grep -E '^-rwxr-xr-x .* \./usr/lib/ocf/resource\.d/ib_srpt/SRPTarget$' ||
+		{ echo "ib-srpt-ha_${ver}_all.deb lacks the resource agent"; return 1; }
 
 	echo "== apt-get install ./$deb (${SECONDS}s)"
 	touch "$DKMS_MARK"
