@@ -14,6 +14,8 @@
 #   make check-debug   only the debug kernel, KUnit in it and its lanes
 #   make check-fabric  all two-guest tests (IB/CM, multipath, failover;
 #                      make check runs their smoke test)
+#   make check-ha      the build and the HA tests (the Pacemaker resource
+#                      agent tools/ha/SRPTarget in a guest; not in make check)
 #   make demo          boot a guest and serve a LUN over soft-RoCE
 #   make man           section 9 manual pages into build/man/
 #   make bench         benchmarks (tools/bench/run.sh)
@@ -40,7 +42,7 @@ MAN_FUNCTIONS ?= tools/testing/documented-functions.txt
 KBUILD_ARGS := -C $(KDIR) M=$(CURDIR) CONFIG_INFINIBAND_SRPT=m
 comma := ,
 
-.PHONY: all modules clean install uninstall deb check check-debug check-fabric demo man bench
+.PHONY: all modules clean install uninstall deb check check-debug check-fabric check-ha demo man bench
 
 all: modules
 
@@ -146,6 +148,12 @@ check-debug:
 
 check-fabric:
 	STAGES="build fabric" tools/testing/check.sh
+
+# The guest stage with only the HA tests, which a whole make check leaves
+# out (they are marked "# named-only").
+check-ha:
+	EXTRA_PACKAGES="resource-agents libxml2-utils" \
+		STAGES="build guest" TESTS="$${HA_TESTS:-25-ocf-agent}" tools/testing/check.sh
 
 demo:
 	tools/testing/demo.sh
