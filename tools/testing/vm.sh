@@ -275,10 +275,6 @@ boot_death() {
 	echo "${line:-no reason printed}" | cut -c1-160
 }
 
-# build_guest_tools: build the guest's C tools (srp-hostile, srp-login) in
-# the run's copy of tools/ here, where the compiler runs natively: the guest's
-# userspace is this machine's. The tests use them when their sources match;
-# if a build fails here, the guest builds the tool itself.
 # test_env_exports: "export NAME=VALUE" lines for the guest's env file, one
 # per SRPT_TEST_* variable, each value quoted (%q): a value with blanks, "|"
 # or ";" arrives whole and runs nothing.
@@ -289,6 +285,10 @@ test_env_exports() {
 	done
 }
 
+# build_guest_tools: build the guest's C tools (srp-hostile, srp-login) in
+# the run's copy of tools/ here, where the compiler runs natively: the guest's
+# userspace is this machine's. The tests use them when their sources match;
+# if a build fails here, the guest builds the tool itself.
 build_guest_tools() {
 	make -s -C "$RUN_DIR/tools/srp-hostile" clean all >"$RUN_DIR/tools-build.log" 2>&1 ||
 		log "building srp-hostile on the host failed (see $RUN_DIR/tools-build.log)"

@@ -132,15 +132,21 @@ fi_range() {
 # counts down an attribute's "times"; FI_BUDGET is where it starts.
 FI_BUDGET=1000000
 
-# fi_arm PROB [TIMES]: fail PROB % of the matching allocations, at most
-# TIMES (default $FI_BUDGET) per attribute. fail-nth needs PROB 0.
+# fi_arm PROB [TIMES [ATTR...]]: fail PROB % of the matching allocations,
+# at most TIMES (default $FI_BUDGET) per attribute, with the attributes
+# ATTR (default both). fail-nth needs PROB 0.
 fi_arm() {
-	local d
-	for d in "$FS" "$FP"; do
-		fi_write "$d/times" "${2:-$FI_BUDGET}"
+	local d times=${2:-$FI_BUDGET}
+	local -a attrs=("$FS" "$FP")
+	if (($# > 2)); then
+		attrs=("${@:3}")
+	fi
+	FI_ARMED=0
+	for d in "${attrs[@]}"; do
+		fi_write "$d/times" "$times"
 		fi_write "$d/probability" "$1"
+		FI_ARMED=$((FI_ARMED + times))
 	done
-	FI_ARMED=$((2 * ${2:-$FI_BUDGET}))
 }
 
 # fi_used: failures injected since fi_arm.
@@ -227,14 +233,15 @@ read -r REJECT_START REJECT_END < <(func_range __kmem_cache_create_args) ||
 	die "no __kmem_cache_create_args in /proc/kallsyms"
 log "ib_srpt text: $TEXT_START-$TEXT_END"
 
-# targeted FUNCTION CASE: fail the first allocation under FUNCTION while
-# srp-hostile runs CASE; the failure must have been injected.
+# targeted FUNCTION CASE [ATTR...]: fail the first allocation under
+# FUNCTION while srp-hostile runs CASE, with the fault attributes ATTR
+# (default both); the failure must have been injected.
 targeted() {
 	local range n
 	range=$(func_range "$1") || { echo "no function $1 in /proc/kallsyms" >&2; return 1; }
 	# shellcheck disable=SC2086 # START END
 	fi_range $range
-	fi_arm 100 1
+	fi_arm 100 1 "${@:3}"
 	hostile "$2" || { fi_off; echo "$2 failed (hostile.log)" >&2; return 1; }
 	n=$(fi_used)
 	fi_off
@@ -246,20 +253,10 @@ targeted() {
 # answered. Only failslab: fail_page_alloc would fail a slab refill first,
 # which slub makes good by itself.
 case_login_rej_lost() {
-	local from n range
-	sync_kmsg
-	from=$(($(wc -l <"$KMSG") + 1))
-	range=$(func_range rdma_reject) || { echo "no function rdma_reject in /proc/kallsyms" >&2; return 1; }
-	# shellcheck disable=SC2086 # START END
-	fi_range $range
-	fi_write "$FS/times" 1
-	fi_write "$FS/probability" 100
-	hostile fi-login-rej-lost || { fi_off; echo "fi-login-rej-lost failed (hostile.log)" >&2; return 1; }
-	n=$(<"$FS/times")
-	fi_off
-	((n == 0)) || { echo "no failure was injected under rdma_reject" >&2; return 1; }
-	sync_kmsg
-	n=$(tail -n "+$from" "$KMSG" |
+	local n
+	kmsg_mark rej-lost
+	targeted rdma_reject fi-login-rej-lost "$FS" || return
+	n=$(kmsg_since rej-lost |
 		grep -c 'refused: the SRP_LOGIN_REJ could not be sent (-12); the initiator will ask again$' || true)
 	((n == 1)) || { echo "$n log lines for the lost reject, not 1" >&2; return 1; }
 }
@@ -279,7 +276,7 @@ case_tsk_set_nomem() {
 # random MODE: the fi-* cases ROUNDS times in receive mode MODE while
 # PROB % of ib_srpt's allocations fail.
 random() {
-	local use_srq=0 i n from lost
+	local use_srq=0 i n lost
 	[[ $1 == srq ]] && use_srq=1
 	# A sub-case before may have failed half-way through a setup.
 	if ! hostile fi-prefill; then
@@ -288,8 +285,7 @@ random() {
 		hostile fi-prefill
 	fi
 	srpt_attrib "$SRPT_TPG" use_srq "$use_srq"
-	sync_kmsg
-	from=$(($(wc -l <"$KMSG") + 1))
+	kmsg_mark "random-$1"
 	fi_range "$TEXT_START" "$TEXT_END"
 	fi_arm "$PROB"
 	for ((i = 0; i < ROUNDS; i++)); do
@@ -298,8 +294,7 @@ random() {
 	done
 	n=$(fi_used)
 	fi_off
-	sync_kmsg
-	lost=$(tail -n "+$from" "$KMSG" | grep -c 'SRP_LOGIN_REJ could not be sent' || true)
+	lost=$(kmsg_since "random-$1" | grep -c 'SRP_LOGIN_REJ could not be sent' || true)
 	echo "NOTE fault-inject-$1: $n allocations failed in $ROUNDS rounds at ${PROB}%, $lost login rejects lost (answered on the initiator's retry)" >>"${SUBRESULTS:-/dev/null}"
 	((n > 0)) || { echo "no failure was injected" >&2; return 1; }
 }
