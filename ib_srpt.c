@@ -1806,7 +1806,8 @@ static int srpt_alloc_cq(struct srpt_rdma_ch *ch, u32 vec)
 	struct srpt_device *sdev = ch->sport->sdev;
 	u32 recv = ch->use_srq ? sdev->srq_size : ch->rq_size;
 
-	ch->cq_size = ch->sq_size + recv + 1;
+	/* + the zero-length write and ib_drain_rq()'s receive */
+	ch->cq_size = ch->sq_size + recv + 2;
 	ch->cq = ib_cq_pool_get(sdev->device, ch->cq_size, vec,
 				IB_POLL_WORKQUEUE);
 	if (IS_ERR(ch->cq)) {
@@ -1870,11 +1871,20 @@ static u32 srpt_sq_slots(u32 sq_size, u32 max_send_wr)
 /**
  * srpt_destroy_qp() - destroy the queue pair of a channel
  * @ch: SRPT RDMA channel
+ *
+ * A ring-mode QP is drained first: destroying a QP with receives posted
+ * makes some providers (soft-iWARP) complete them with flush errors in the
+ * channel's CQ, a pool CQ that outlives the channel, so srpt_recv_done()
+ * would meet a freed QP and ring. ib_drain_rq() has those completions
+ * handled while both exist; a channel that is still logging in only
+ * records the close that srpt_wc_error() asks for.
  */
 static void srpt_destroy_qp(struct srpt_rdma_ch *ch)
 {
 	if (!ch->qp)
 		return;
+	if (!ch->use_srq)
+		ib_drain_rq(ch->qp);
 	if (ch->using_rdma_cm && ch->rdma_cm_id->qp == ch->qp)
 		rdma_destroy_qp(ch->rdma_cm_id);
 	else
@@ -1912,7 +1922,7 @@ static int srpt_create_qp(struct srpt_rdma_ch *ch)
 	if (ch->use_srq)
 		init.srq = sdev->srq;
 	else
-		init.cap.max_recv_wr = ch->rq_size;
+		init.cap.max_recv_wr = ch->rq_size + 1;	/* ib_drain_rq() */
 
 	if (!srpt_ch_moves_qp(ch)) {
 		ret = rdma_create_qp(ch->rdma_cm_id, sdev->pd, &init);
@@ -2454,7 +2464,8 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 
 	srpt_ch_set_iu_lens(ch, req);
 	ch->max_rsp_size = sport->port_attrib.srp_max_rsp_size;
-	ch->rq_size = min_t(int, SRPT_MAX_RQ_SIZE, attrs->max_qp_wr);
+	/* One receive more for ib_drain_rq(); see srpt_create_qp(). */
+	ch->rq_size = min_t(int, SRPT_MAX_RQ_SIZE, attrs->max_qp_wr - 1);
 	ch->sq_size = srpt_ch_sq_size(sport->port_attrib.srp_sq_size, attrs,
 				      ch->rq_size);
 	ch->use_srq = sport->port_attrib.use_srq && sdev->srq;
@@ -2975,8 +2986,6 @@ static void srpt_release_channel_work(struct work_struct *w)
 	srpt_wait_task_sets(ch);
 	if (ch->sess)
 		srpt_end_session(ch);
-	if (!ch->use_srq && ch->qp)
-		ib_drain_rq(ch->qp);
 	srpt_destroy_ch_ib(ch);
 	srpt_ch_rings_gone(ch);
 	srpt_free_ch_rings(ch);

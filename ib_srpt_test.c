@@ -7288,6 +7288,81 @@ static void srpt_test_clamp_qp_attr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mask, IB_QP_STATE);
 }
 
+/* The order in which the fake adapter saw a drain and a destroy. */
+static struct {
+	int seq;
+	int drained;
+	int destroyed;
+} srpt_fake_teardown;
+
+static void srpt_fake_drain_rq(struct ib_qp *qp)
+{
+	srpt_fake_teardown.drained = ++srpt_fake_teardown.seq;
+}
+
+static int srpt_fake_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
+{
+	srpt_fake_teardown.destroyed = ++srpt_fake_teardown.seq;
+	return 0;
+}
+
+/*
+ * A QP of the fake adapter that ib_destroy_qp() can take apart: plain
+ * kzalloc(), since ib_destroy_qp() frees it.
+ */
+static struct ib_qp *fake_destroyable_qp(struct kunit *test,
+					 struct srpt_rdma_ch *ch)
+{
+	struct srpt_test_ctx *ctx = test->priv;
+	struct ib_qp *qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	qp->device = ctx->ibdev;
+	qp->real_qp = qp;
+	qp->qp_context = ch;
+	spin_lock_init(&qp->mr_lock);
+	INIT_LIST_HEAD(&qp->rdma_mrs);
+	INIT_LIST_HEAD(&qp->sig_mrs);
+	return qp;
+}
+
+/*
+ * A ring-mode QP is drained before it is destroyed: soft-iWARP completes
+ * the receives of a destroyed QP with flush errors in the pool CQ, after
+ * a refused login has freed the channel and its ring. An SRQ-mode QP has
+ * no receives of its own.
+ */
+static void srpt_test_destroy_ch_ib_drains_ring(struct kunit *test)
+{
+	struct srpt_test_ctx *ctx = test->priv;
+	struct srpt_rdma_ch *ch = test_ch(test);
+
+	ctx->ibdev->ops.drain_rq = srpt_fake_drain_rq;
+	ctx->ibdev->ops.destroy_qp = srpt_fake_destroy_qp;
+
+	memset(&srpt_fake_teardown, 0, sizeof(srpt_fake_teardown));
+	ch->use_srq = false;
+	ch->qp = fake_destroyable_qp(test, ch);
+	srpt_destroy_ch_ib(ch);
+	KUNIT_EXPECT_EQ(test, srpt_fake_teardown.drained, 1);
+	KUNIT_EXPECT_EQ(test, srpt_fake_teardown.destroyed, 2);
+	KUNIT_EXPECT_NULL(test, ch->qp);
+
+	memset(&srpt_fake_teardown, 0, sizeof(srpt_fake_teardown));
+	ch->use_srq = true;
+	ch->qp = fake_destroyable_qp(test, ch);
+	srpt_destroy_ch_ib(ch);
+	KUNIT_EXPECT_EQ(test, srpt_fake_teardown.drained, 0);
+	KUNIT_EXPECT_EQ(test, srpt_fake_teardown.destroyed, 1);
+	KUNIT_EXPECT_NULL(test, ch->qp);
+
+	/* Without a QP (its creation failed) nothing is touched. */
+	memset(&srpt_fake_teardown, 0, sizeof(srpt_fake_teardown));
+	ch->use_srq = false;
+	srpt_destroy_ch_ib(ch);
+	KUNIT_EXPECT_EQ(test, srpt_fake_teardown.seq, 0);
+}
+
 static struct kunit_case srpt_cm_test_cases[] = {
 	KUNIT_CASE(srpt_test_clamp_qp_attr),
 	KUNIT_CASE_PARAM(srpt_test_rdma_cm_src_name, src_name_gen_params),
@@ -7302,6 +7377,7 @@ static struct kunit_case srpt_cm_test_cases[] = {
 	KUNIT_CASE(srpt_test_rdma_cm_req_unknown_device),
 	KUNIT_CASE(srpt_test_rdma_cm_short_req_as_ib_cm),
 	KUNIT_CASE(srpt_test_rdma_cm_req_rejected),
+	KUNIT_CASE(srpt_test_destroy_ch_ib_drains_ring),
 	{}
 };
 
