@@ -11,6 +11,19 @@
 #	target     MAC 52:54:00:52:0L:01  10.212.L.1/24  soft-RoCE rxe<L-1>
 #	initiator  MAC 52:54:00:52:0L:02  10.212.L.2/24  soft-RoCE rxe<L-1>
 #
+# With FABRIC_NODES=3 (vm.sh exports it into the guests; "# fabric-nodes 3"
+# in a test's header) there are three guests: "initiator" and the HA pair
+# "nodeA" and "nodeB", and three links:
+#
+#	link 1  nodeA      52:54:00:52:01:01  10.212.1.1  initiator .01:02 .1.2
+#	link 2  nodeB      52:54:00:52:02:01  10.212.2.1  initiator .02:02 .2.2
+#	link 3  nodeA      52:54:00:52:03:01  10.212.3.1  nodeB     .03:02 .3.2
+#
+# Links 1 and 2 carry soft-RoCE (each node's target port, the initiator's
+# two paths), link 3 plain IP (DRBD replication, the cluster). The
+# requests below go to nodeA and nodeB as to the target; "fabric_on host
+# fabric_kill nodeA" (fabric_kill) cuts a node's power.
+#
 # The tests run in the initiator guest; the target guest runs an agent
 # (fabric_agent) that executes commands sent with fabric_on over the shared
 # run directory (9p, no caching, so both guests see each other's files at
@@ -23,7 +36,7 @@
 # shellcheck disable=SC2034 # globals for the tests that source this file
 FABRIC_SHARE=${FABRIC_SHARE:-/ib_srpt}
 FABRIC_SPOOL=${FABRIC_SPOOL:-$FABRIC_SHARE/out/spool}
-FABRIC_LINKS=(1 2)
+FABRIC_NODES=${FABRIC_NODES:-2}
 
 # fabric_role: print this guest's role (target, initiator or none).
 fabric_role() {
@@ -34,19 +47,57 @@ fabric_role() {
 	echo none
 }
 
+# fabric_links ROLE: print the links of ROLE's guest (blank-separated).
+fabric_links() {
+	case $1 in
+	nodeA) echo "1 3" ;;
+	nodeB) echo "2 3" ;;
+	*) echo "1 2" ;;
+	esac
+}
+
+# fabric_rdma_links ROLE: print the links with soft-RoCE in ROLE's guest
+# (a node of the HA pair has none on link 3).
+fabric_rdma_links() {
+	case $1 in
+	nodeA) echo 1 ;;
+	nodeB) echo 2 ;;
+	*) echo "1 2" ;;
+	esac
+}
+
+# fabric_target_roles: print the roles of the guests the initiator's tests
+# send requests to: "target", or with FABRIC_NODES=3 "nodeA nodeB".
+fabric_target_roles() {
+	if [[ $FABRIC_NODES == 3 ]]; then
+		echo "nodeA nodeB"
+	else
+		echo target
+	fi
+}
+
+# fabric_end LINK ROLE: print ROLE's end of LINK: 2 for the initiator and
+# for nodeB on link 3, else 1.
+fabric_end() {
+	if [[ $2 == initiator || ($2 == nodeB && $1 == 3) ]]; then
+		echo 2
+	else
+		echo 1
+	fi
+}
+
 # fabric_mac LINK ROLE: print the MAC address of ROLE's NIC on LINK.
 fabric_mac() {
-	local r=01
-	[[ $2 == initiator ]] && r=02
-	echo "52:54:00:52:0$1:$r"
+	echo "52:54:00:52:0$1:0$(fabric_end "$1" "$2")"
 }
 
 # fabric_ip LINK ROLE: print the IPv4 address of ROLE on LINK.
 fabric_ip() {
-	local r=1
-	[[ $2 == initiator ]] && r=2
-	echo "10.212.$1.$r"
+	echo "10.212.$1.$(fabric_end "$1" "$2")"
 }
+
+# shellcheck disable=SC2207 # numbers
+FABRIC_LINKS=($(fabric_links "$(fabric_role)"))
 
 # fabric_nic LINK: print the name of this guest's network device on LINK
 # (found by its MAC address).
@@ -86,7 +137,7 @@ fabric_rdma_setup() {
 	local l nic dev
 	modprobe rdma_rxe || return
 	modprobe rdma_ucm 2>/dev/null || true
-	for l in "${FABRIC_LINKS[@]}"; do
+	for l in $(fabric_rdma_links "$(fabric_role)"); do
 		nic=$(fabric_nic "$l") || return
 		dev=$(fabric_rdma "$l")
 		rdma link add "$dev" type rxe netdev "$nic" || return
@@ -139,7 +190,7 @@ fabric_carrier() {
 # fabric_on ROLE [-t SECONDS] CMD [ARG...]: run CMD with its arguments in
 # the guest ROLE (lib.sh and lib-fabric.sh sourced, errexit off), print its
 # output and return its status; 124 when no answer came within SECONDS
-# (default 120).
+# (default 120), 125 at once when the guest was killed (fabric_kill).
 fabric_on() {
 	local role=$1 limit=120 id dir req
 	shift
@@ -149,15 +200,41 @@ fabric_on() {
 	fi
 	dir=$FABRIC_SPOOL/$role
 	mkdir -p "$dir"
+	if [[ -e $dir/DEAD ]]; then
+		echo "fabric_on $role: that guest was killed" >&2
+		return 125
+	fi
 	id=$(date +%s%N)-$$-$RANDOM
 	req=$dir/$id
 	printf '%q ' "$@" >"$req.tmp"
 	echo >>"$req.tmp"
 	mv "$req.tmp" "$req.req"
-	wait_for "$limit" test -e "$req.rc" ||
+	wait_for "$limit" _fabric_answered "$req" "$dir" ||
 		{ echo "fabric_on $role: no answer to '$*' within ${limit}s" >&2; return 124; }
+	if [[ ! -e $req.rc ]]; then
+		echo "fabric_on $role: killed before it answered '$*'" >&2
+		return 125
+	fi
 	cat "$req.out"
 	return "$(cat "$req.rc")"
+}
+
+# _fabric_answered REQ DIR: the request REQ has its answer, or the guest
+# whose spool is DIR was killed.
+_fabric_answered() {
+	[[ -e $1.rc || -e $2/DEAD ]]
+}
+
+# fabric_kill ROLE: cut the power of ROLE's guest (nodeA or nodeB, three
+# guests only): the host makes its QEMU quit (vm.sh fabric_host_agent) and
+# marks it dead, so that fabric_on fails at once for it from then on.
+fabric_kill() {
+	fabric_on host -t 60 fabric_kill "$1"
+}
+
+# fabric_dead ROLE: true if ROLE's guest was killed.
+fabric_dead() {
+	[[ -e $FABRIC_SPOOL/$1/DEAD ]]
 }
 
 # fabric_agent_ready ROLE: true once ROLE's agent runs.
@@ -325,16 +402,30 @@ fabric_srp_load() {
 		dev_loss_tmo="${SRPT_TEST_FABRIC_DEV_LOSS:-600}"
 }
 
+# fabric_link_role LINK: print the role of the guest at the far end of
+# LINK from the initiator: target, or with three guests nodeA (link 1) or
+# nodeB (link 2).
+fabric_link_role() {
+	if [[ $FABRIC_NODES == 3 && $1 == 1 ]]; then
+		echo nodeA
+	elif [[ $FABRIC_NODES == 3 ]]; then
+		echo nodeB
+	else
+		echo target
+	fi
+}
+
 # fabric_login LINK [KEY=VALUE...]: log in with ib_srp over RDMA/CM through
 # LINK to the target's port on LINK; print the disk. The target's service
 # GUID is asked for once per test (kept in its output directory).
 fabric_login() {
-	local l=$1 guid cache
+	local l=$1 guid cache role
 	shift
 	fabric_srp_load || return
-	cache=$(test_out_dir)/target-guid
+	role=$(fabric_link_role "$l")
+	cache=$(test_out_dir)/$role-guid
 	if ! guid=$(cat "$cache" 2>/dev/null) || [[ -z $guid ]]; then
-		guid=$(fabric_on target srpt_guid) || return
+		guid=$(fabric_on "$role" srpt_guid) || return
 		echo "$guid" >"$cache"
 	fi
 	guid=${guid#0x}
@@ -402,12 +493,14 @@ devices {
 CONF
 }
 
-# fabric_multipath_start NPATHS: record the ib_srp disks as udev would,
-# create the multipath device (multipath), start multipathd (log in
+# fabric_multipath_start NPATHS [CMD...]: record the ib_srp disks as udev
+# would, create the multipath device (multipath), start multipathd (log in
 # $(test_out_dir)/multipathd.log) and wait until the device has NPATHS
-# active paths; print its device node.
+# active paths (or, with CMD, until CMD succeeds); print its device node.
 fabric_multipath_start() {
 	local want=$1 log d
+	local -a ready=(fabric_mpath_has "$want")
+	(($# > 1)) && ready=("${@:2}")
 	need_cmd multipathd multipath
 	fabric_multipath_conf
 	modprobe dm_multipath || return
@@ -435,8 +528,8 @@ fabric_multipath_start() {
 	fi
 	multipath -v2 >>"$log" 2>&1 || true
 	setsid multipathd -d -s >>"$log" 2>&1 </dev/null &
-	wait_for 60 fabric_mpath_has "$want" || {
-		echo "no multipath device with $want active paths:" >&2
+	wait_for 60 "${ready[@]}" || {
+		echo "no multipath device with $want paths as wanted (${ready[*]}):" >&2
 		multipath -ll >&2 || true
 		multipathd show paths >&2 || true
 		tail -n 20 "$log" >&2
@@ -670,4 +763,172 @@ fabric_rdma_add() {
 	dev=$(fabric_rdma "$1")
 	rdma link add "$dev" type rxe netdev "$(fabric_nic "$1")" || return
 	wait_for 20 rdma_port_active "$dev" 1
+}
+
+#
+# The HA pair (three guests): DRBD between nodeA and nodeB over link 3,
+# each node's target port exporting the DRBD device through the resource
+# agent tools/ha/SRPTarget as the same LU (one unit serial), ALUA groups 1
+# (nodeA) and 2 (nodeB)
+#
+
+HA_DRBD_RES=r0
+HA_DRBD_DEV=/dev/drbd0
+HA_DRBD_PORT=7789
+HA_SERIAL=ha-drbd-5e1a1-0001
+HA_RA=/usr/lib/ocf/resource.d/ib_srpt/SRPTarget
+
+# ha_drbdadm ARG...: drbdadm with the test's configuration ($DRBD_TEST_CONF);
+# drbd-utils' drbdadm runs its 8.4 variant for the kernel's DRBD 8.4.
+ha_drbdadm() {
+	drbdadm -c "$DRBD_TEST_CONF" "$@"
+}
+
+# fabric_ha_drbd_conf: write $DRBD_TEST_CONF: resource r0 on /dev/ram0 of
+# each node, replicated over link 3, protocol C (a write completes when
+# both disks have it), both nodes Primary at once (allow-two-primaries: the
+# unpromoted target's backstore needs an open device, and DRBD 8.4 lets
+# only a Primary open it), automatic recovery after a split brain only where
+# one side wrote nothing (after-sb-0pri discard-zero-changes,
+# after-sb-1pri discard-secondary, after-sb-2pri disconnect).
+# SRPT_TEST_HA_RESYNC_RATE (default 100M) is the fixed resync rate.
+fabric_ha_drbd_conf() {
+	cat >"$DRBD_TEST_CONF" <<CONF
+global { usage-count no; }
+resource $HA_DRBD_RES {
+	net {
+		protocol C;
+		allow-two-primaries yes;
+		after-sb-0pri discard-zero-changes;
+		after-sb-1pri discard-secondary;
+		after-sb-2pri disconnect;
+	}
+	disk {
+		c-plan-ahead 0;
+		resync-rate ${SRPT_TEST_HA_RESYNC_RATE:-100M};
+	}
+	on nodeA {
+		device $HA_DRBD_DEV;
+		disk /dev/ram0;
+		address $(fabric_ip 3 nodeA):$HA_DRBD_PORT;
+		meta-disk internal;
+	}
+	on nodeB {
+		device $HA_DRBD_DEV;
+		disk /dev/ram0;
+		address $(fabric_ip 3 nodeB):$HA_DRBD_PORT;
+		meta-disk internal;
+	}
+}
+CONF
+}
+
+# fabric_ha_node_setup [DISK_MIB]: on a node of the pair: ib_srpt loaded,
+# soft-RoCE on its initiator link, the RDMA/CM listener, a RAM disk of
+# DISK_MIB (default 80) MiB, DRBD's metadata on it and the resource up
+# (Secondary, connecting to the peer), the resource agent installed where
+# the ib-srpt-ha package puts it.
+fabric_ha_node_setup() {
+	srpt_load srp_max_req_size=8260 || return
+	fabric_rdma_setup || return
+	srpt_set_rdma_cm_port "$SRP_LOGIN_PORT" || return
+	brd_setup "${1:-80}" 1 || return
+	modprobe drbd || return
+	fabric_ha_drbd_conf || return
+	ha_drbdadm create-md "$HA_DRBD_RES" </dev/null || return
+	ha_drbdadm up "$HA_DRBD_RES" || return
+	mkdir -p "${HA_RA%/*}" || return
+	install -m 755 "$FABRIC_SHARE/tools/ha/SRPTarget" "$HA_RA"
+}
+
+# fabric_ha_drbd_state: print DRBD's "cs:... ro:... ds:..." of r0
+# (/proc/drbd: connection state, roles and disk states, this node first).
+fabric_ha_drbd_state() {
+	awk '$1 == "0:" { print $2, $3, $4 }' /proc/drbd
+}
+
+# fabric_ha_drbd_is PATTERN: true if fabric_ha_drbd_state matches the
+# extended regular expression PATTERN.
+fabric_ha_drbd_is() {
+	[[ $(fabric_ha_drbd_state) =~ $1 ]]
+}
+
+# fabric_ha_drbd_wait SECONDS PATTERN: wait until fabric_ha_drbd_is
+# PATTERN; print the state and the seconds waited; fails after SECONDS.
+fabric_ha_drbd_wait() {
+	local t0=$SECONDS
+	if ! wait_for "$1" fabric_ha_drbd_is "$2"; then
+		echo "DRBD: $(fabric_ha_drbd_state), not /$2/ within ${1}s" >&2
+		return 1
+	fi
+	echo "$(fabric_ha_drbd_state) after $((SECONDS - t0))s"
+}
+
+# fabric_ha_ra ACTION: run the resource agent with the pair's parameters
+# (this node's port on its initiator link, LUN 0 on $HA_DRBD_DEV, the
+# initiator's address on that link as ACL, groups nodeA=1 nodeB=2), as
+# Pacemaker would on this node; print its output, return its status.
+fabric_ha_ra() {
+	local role l
+	role=$(fabric_role)
+	l=$(fabric_rdma_links "$role")
+	env OCF_ROOT=/usr/lib/ocf OCF_RESOURCE_INSTANCE=ha_lu0 \
+		OCF_RESKEY_port="$(port_wwn "$(fabric_rdma "$l")" 1)" OCF_RESKEY_lun=0 \
+		OCF_RESKEY_path="$HA_DRBD_DEV" OCF_RESKEY_dev_name=ha_lu0 \
+		OCF_RESKEY_vpd_unit_serial="$HA_SERIAL" \
+		OCF_RESKEY_allowed_initiators="$(fabric_ip "$l" initiator)" \
+		OCF_RESKEY_tg_pt_gp=ha_gp OCF_RESKEY_node_ids="nodeA=1 nodeB=2" \
+		OCF_RESKEY_CRM_meta_on_node="$role" "$HA_RA" "$1" 2>&1
+}
+
+# fabric_ha_secondary_refuses: on a node whose DRBD is Secondary: a
+# read-only open of the DRBD device fails with EMEDIUMTYPE ("Wrong medium
+# type"), and the resource agent's start fails (LIO's iblock cannot open
+# the device to enable the backstore), its stop then leaves nothing behind.
+fabric_ha_secondary_refuses() {
+	local out rc=0
+	fabric_ha_drbd_is ' ro:Secondary/' || { echo "not Secondary: $(fabric_ha_drbd_state)" >&2; return 1; }
+	if out=$(dd if="$HA_DRBD_DEV" of=/dev/null bs=4k count=1 iflag=direct 2>&1); then
+		echo "a read-only open of the Secondary's $HA_DRBD_DEV worked" >&2
+		return 1
+	fi
+	echo "read-only open: $out"
+	[[ $out == *"Wrong medium type"* ]] || { echo "not EMEDIUMTYPE" >&2; return 1; }
+	out=$(fabric_ha_ra start) || rc=$?
+	echo "SRPTarget start on the Secondary: status $rc: $out"
+	((rc == 1)) || { echo "start: status $rc, want 1" >&2; return 1; }
+	out=$(fabric_ha_ra stop) || { echo "stop failed: $out" >&2; return 1; }
+	[[ ! -e $CFS/core/iblock_0/ha_lu0 ]] || { echo "the backstore is left" >&2; return 1; }
+}
+
+# fabric_ha_rtpg DISK: print "group state pref" for each target port group
+# in DISK's REPORT TARGET PORT GROUPS (decimal group ID, access state 0
+# active/optimized, 1 active/non-optimized, 2 standby, ...; PREF bit); a
+# unit attention (ALUA state changed) is retried twice at most.
+fabric_ha_rtpg() {
+	local out i
+	for i in 1 2 3; do
+		out=$(sg_rtpg -d "$1" 2>&1) && break
+		[[ $out == *"nit attention"* ]] || { echo "sg_rtpg $1: $out" >&2; return 1; }
+	done
+	local line id pref
+	while read -r line; do
+		if [[ $line =~ target\ port\ group\ id\ :\ (0x[0-9a-fA-F]+)\ *,\ *Pref=([01]) ]]; then
+			id=${BASH_REMATCH[1]} pref=${BASH_REMATCH[2]}
+		elif [[ $line =~ asymmetric\ access\ state\ :\ (0x[0-9a-fA-F]+) ]]; then
+			echo "$((id)) $((BASH_REMATCH[1])) $pref"
+		fi
+	done <<<"$out"
+}
+
+# fabric_ha_paths: print multipathd's view of the paths, one "DEV DMSTATE
+# CHECKER PRIO" line each (for instance "sdb active ready 50").
+fabric_ha_paths() {
+	multipathd show paths format '%d %t %T %p' 2>/dev/null | awk 'NR > 1 { print $1, $2, $3, $4 }'
+}
+
+# fabric_ha_path_is DEV DMSTATE CHECKER [PRIO]: true if multipathd shows
+# the path DEV so.
+fabric_ha_path_is() {
+	fabric_ha_paths | grep -qx "$1 $2 $3 ${4:-[0-9]*}"
 }

@@ -50,6 +50,8 @@ LIB_STATE=${LIB_STATE:-/run/ib_srpt-lib}
 LIB_KMSG=${LIB_KMSG:-/dev/kmsg}
 SOFT_RDMA_TYPE=${SOFT_RDMA_TYPE:-${SRPT_TEST_RDMA:-rxe}}
 SRP_LOGIN_PORT=${SRP_LOGIN_PORT:-5555}
+# The DRBD configuration of the HA pair's fabric tests (lib-fabric.sh).
+DRBD_TEST_CONF=${DRBD_TEST_CONF:-/etc/drbd-ib_srpt-test.conf}
 # initiator_ext of srp_login's logins (16 hex digits)
 SRP_INITIATOR_EXT=${SRP_INITIATOR_EXT:-5250000000000001}
 EXIT_SKIP=77
@@ -1123,8 +1125,8 @@ targetcli_run() {
 # ib_srp sessions, unload ib_srp, remove the ib_srpt configfs tree and the
 # LIO backstores, unload ib_srpt (within $UNLOAD_TIMEOUT s), remove
 # device-mapper devices named srpt_*, remove null_blk's configfs devices,
-# unload brd and null_blk, and delete the
-# soft RDMA devices. The runner calls it after every test.
+# take the DRBD resources of $DRBD_TEST_CONF down and unload drbd, unload
+# brd and null_blk, and delete the soft RDMA devices. The runner calls it after every test.
 # Returns non-zero if something could not be undone.
 teardown_all() {
 	local rc=0 f
@@ -1150,6 +1152,13 @@ teardown_all() {
 		[[ -d $m ]] || continue
 		rmdir "$m" || rc=1
 	done
+	# DRBD (the HA pair's tests) holds its lower RAM disk
+	if [[ -d /sys/module/drbd ]]; then
+		if [[ -f $DRBD_TEST_CONF ]]; then
+			drbdadm -c "$DRBD_TEST_CONF" down all || rc=1
+		fi
+		rmmod drbd || rc=1
+	fi
 	for m in brd null_blk; do
 		[[ -d /sys/module/$m ]] && { rmmod "$m" || rc=1; }
 	done

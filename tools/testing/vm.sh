@@ -16,7 +16,10 @@
 #                                              virtual Ethernet links with
 #                                              soft-RoCE on each; runs
 #                                              tools/testing/fabric/*.sh
-#                                              (see lib-fabric.sh)
+#                                              (see lib-fabric.sh); with
+#                                              FABRIC_NODES=3 three guests,
+#                                              "initiator", "nodeA" and
+#                                              "nodeB" (the HA pair)
 #
 # The guest's root file system is the host's / (read-only 9p + tmpfs overlay),
 # so every host tool is available in it. The run directory (shared read-write
@@ -43,6 +46,13 @@
 #   VM_TIMEOUT=2400   limit for the whole guest run in seconds
 #   VM_MEM=4G VM_SMP=2  guest size
 #   FABRIC_MEM=1536M FABRIC_SMP=1  size of each guest of "vm.sh fabric"
+#                     (FABRIC_MEM defaults to 1G with FABRIC_NODES=3)
+#   FABRIC_NODES=2|3  "vm.sh fabric": two guests (default) or three: the
+#                     initiator and the HA pair nodeA and nodeB, links
+#                     initiator-nodeA (1), initiator-nodeB (2) and
+#                     nodeA-nodeB (3). Default 3 when a test named on the
+#                     command line has the header line "# fabric-nodes 3";
+#                     each test runs only in the topology it is written for
 #   VM_QEMU_EXTRA="OPT..."  more QEMU options, split on blanks (tools/bench
 #                     uses "-icount shift=5,sleep=off,align=off")
 #   VM_DEBUG_ARGS="..."  memory-debugging kernel parameters of every boot
@@ -310,7 +320,13 @@ main() {
 	*) die "unknown command $mode (run, prepare, exec, shell, fabric)" ;;
 	esac
 	if [[ $mode == fabric ]]; then
-		VM_MEM=${FABRIC_MEM:-1536M}
+		FABRIC_NODES=${FABRIC_NODES:-$(fabric_nodes_of_tests)}
+		[[ $FABRIC_NODES == [23] ]] || die "FABRIC_NODES=$FABRIC_NODES: 2 or 3"
+		if ((FABRIC_NODES == 3)); then
+			VM_MEM=${FABRIC_MEM:-1G}
+		else
+			VM_MEM=${FABRIC_MEM:-1536M}
+		fi
 		VM_SMP=${FABRIC_SMP:-1}
 		TEST_TIMEOUT=${TEST_TIMEOUT:-1200}
 	fi
@@ -351,6 +367,7 @@ main() {
 			"$mode" "$SRPT" "${TESTS:-*}" "$TEST_TIMEOUT" "$script"
 		printf 'BOOT_TRACE=%q\nGUEST_KIND=%q\n' "${BOOT_TRACE:-0}" "$GUEST_KIND"
 		test_env_exports
+		[[ $mode != fabric ]] || printf 'export FABRIC_NODES=%q\n' "$FABRIC_NODES"
 		# CI=true: the tests fail instead of skipping for a missing tool
 		[[ -z ${CI:-} ]] || printf 'export CI=%q\n' "$CI"
 	} >"$RUN_DIR/env"
@@ -382,7 +399,11 @@ main() {
 	qemu+=("${qemu_extra[@]}")
 
 	if [[ $mode == fabric ]]; then
-		boot_fabric "$append" || true
+		if ((FABRIC_NODES == 3)); then
+			boot_fabric3 "$append" || true
+		else
+			boot_fabric "$append" || true
+		fi
 		summarise "$RUN_DIR/out"
 		return
 	fi
@@ -397,6 +418,23 @@ main() {
 		exit "$(cat "$RUN_DIR/out/exec.status" 2>/dev/null || echo 1)"
 	fi
 	summarise "$RUN_DIR/out"
+}
+
+# fabric_nodes_of_tests: print 3 when a test named in TESTS (a name, not a
+# glob) under tools/testing/fabric/ has the header line "# fabric-nodes 3",
+# else 2.
+fabric_nodes_of_tests() {
+	local t f
+	local -a names
+	IFS=', ' read -r -a names <<<"${TESTS:-}"
+	for t in "${names[@]}"; do
+		f=$REPO/tools/testing/fabric/${t%.sh}.sh
+		if [[ -f $f ]] && head -n 5 "$f" | grep -qx '# fabric-nodes 3'; then
+			echo 3
+			return
+		fi
+	done
+	echo 2
 }
 
 # free_ports N: print N TCP ports on 127.0.0.1 that nothing listens on.
@@ -420,37 +458,73 @@ listening() {
 # socket SOCKET of a running guest: the NIC on NETDEV loses or regains its
 # carrier (frames in both directions are dropped while it is off).
 qmp_set_link() {
+	qmp_run "$1" set_link "$2" "$3"
+}
+
+# qmp_quit SOCKET: QEMU's quit through the QMP socket SOCKET: the guest
+# stops at once, as a machine whose power is cut (no shutdown, its disks'
+# caches and its network connections simply end).
+qmp_quit() {
+	qmp_run "$1" quit
+}
+
+# qmp_run SOCKET set_link NETDEV on|off | SOCKET quit: one QMP command.
+qmp_run() {
 	python3 - "$@" <<'PY'
 import json, socket, sys
-path, name, state = sys.argv[1:4]
+path, what = sys.argv[1:3]
 s = socket.socket(socket.AF_UNIX)
 s.settimeout(20)
 s.connect(path)
 f = s.makefile("rw")
 json.loads(f.readline())  # the greeting
-for cmd in ({"execute": "qmp_capabilities"},
-            {"execute": "set_link", "arguments": {"name": name, "up": state == "on"}}):
+if what == "quit":
+    cmds = [{"execute": "qmp_capabilities"}, {"execute": "quit"}]
+else:
+    name, state = sys.argv[3:5]
+    cmds = [{"execute": "qmp_capabilities"},
+            {"execute": "set_link", "arguments": {"name": name, "up": state == "on"}}]
+for cmd in cmds:
     f.write(json.dumps(cmd) + "\n")
     f.flush()
     while True:  # skip asynchronous events
-        m = json.loads(f.readline())
+        line = f.readline()
+        if not line and cmd["execute"] == "quit":
+            m = {"return": {}}  # the guest is gone
+            break
+        m = json.loads(line)
         if "return" in m or "error" in m:
             break
     if "error" in m:
         sys.exit("QMP %s: %s" % (cmd["execute"], m["error"].get("desc")))
-print("target guest: %s carrier %s" % (name, state))
+if what == "quit":
+    print("guest of %s: quit" % path)
+else:
+    print("target guest: %s carrier %s" % (name, state))
 PY
 }
 
-# fabric_host_agent QMP SPOOL STOP: serve the guests' requests to the host
-# ("fabric_on host ..." in lib-fabric.sh, files in SPOOL) until STOP
-# exists. The host serves one request only: "fabric_carrier LINK on|off",
-# the target guest's NIC on LINK loses or regains its carrier (QEMU's
-# set_link through the target's QMP socket QMP): a cable pulled at the
-# target, its addresses and routes stay. Anything else is refused.
+# fabric_host_agent QMP SPOOL STOP [ROLE=QMP...]: serve the guests'
+# requests to the host ("fabric_on host ..." in lib-fabric.sh, files in
+# SPOOL) until STOP exists. Two guests (no ROLE=QMP): the host serves one
+# request only, "fabric_carrier LINK on|off" with LINK 1 or 2: the target
+# guest's NIC on LINK loses or regains its carrier (QEMU's set_link
+# through the target's QMP socket QMP): a cable pulled at the target, its
+# addresses and routes stay. Three guests (FABRIC_NODES=3: the QMP sockets
+# of nodeA and nodeB given as nodeA=PATH nodeB=PATH, QMP unused):
+# "fabric_carrier LINK on|off" with LINK 1 (nodeA's end), 2 (nodeB's) or 3
+# (nodeA's end of the link between the nodes), and "fabric_kill nodeA|nodeB":
+# that guest's QEMU quits (power cut; qmp_quit) and SPOOL/../ROLE/DEAD tells
+# fabric_on that no agent will answer there any more. Anything else is
+# refused.
 fabric_host_agent() {
-	local qmp=$1 dir=$2 stop=$3 req id rc
+	local qmp=$1 dir=$2 stop=$3 req id rc kv sock
 	local -a w
+	local -A node=()
+	shift 3
+	for kv in "$@"; do
+		node[${kv%%=*}]=${kv#*=}
+	done
 	mkdir -p "$dir"
 	: >"$dir/READY"
 	while [[ ! -e $stop ]]; do
@@ -460,11 +534,24 @@ fabric_host_agent() {
 			mv "$req" "$id.run" || continue
 			w=()
 			read -r -a w <"$id.run" || true
-			rc=0
-			if [[ ${#w[@]} == 3 && ${w[0]} == fabric_carrier && ${w[1]} =~ ^[12]$ &&
-				${w[2]} =~ ^(on|off)$ ]]; then
+			rc=0 sock=
+			if ((${#node[@]} == 0)) && [[ ${#w[@]} == 3 && ${w[0]} == fabric_carrier &&
+				${w[1]} =~ ^[12]$ && ${w[2]} =~ ^(on|off)$ ]]; then
+				sock=$qmp
+			elif ((${#node[@]})) && [[ ${#w[@]} == 3 && ${w[0]} == fabric_carrier &&
+				${w[1]} =~ ^[123]$ && ${w[2]} =~ ^(on|off)$ ]]; then
+				sock=${node[nodeA]}
+				[[ ${w[1]} != 2 ]] || sock=${node[nodeB]}
+			fi
+			if [[ -n $sock ]]; then
 				log "host: ${w[*]}"
-				qmp_set_link "$qmp" "link${w[1]}" "${w[2]}" >"$id.out" 2>&1 || rc=$?
+				qmp_set_link "$sock" "link${w[1]}" "${w[2]}" >"$id.out" 2>&1 || rc=$?
+			elif ((${#node[@]})) && [[ ${#w[@]} == 2 && ${w[0]} == fabric_kill &&
+				${w[1]} =~ ^node[AB]$ ]]; then
+				log "host: ${w[*]}"
+				qmp_quit "${node[${w[1]}]}" >"$id.out" 2>&1 || rc=$?
+				mkdir -p "$dir/../${w[1]}"
+				: >"$dir/../${w[1]}/DEAD"
 			else
 				echo "host: not a request the host serves: ${w[*]}" >"$id.out"
 				rc=2
@@ -546,6 +633,111 @@ boot_fabric() {
 	{ grep -h '^FAIL' "$RUN_DIR/out/target/results.txt" 2>/dev/null || true; } |
 		sed 's/^FAIL /FAIL target: /' >>"$RUN_DIR/out/results.txt"
 	return "$rc"
+}
+
+# boot_fabric3 APPEND: "vm.sh fabric" with FABRIC_NODES=3: the HA pair's
+# guests nodeA and nodeB (consoles in console-nodeA.log, console-nodeB.log)
+# in the background, then the initiator (console.log), which runs the
+# tests. Three socket links, each a TCP connection on a free local port:
+# link 1 initiator-nodeA and link 2 initiator-nodeB (nodeA and nodeB
+# listen), link 3 nodeA-nodeB (nodeA listens, nodeB connects), MAC
+# addresses as lib-fabric.sh's fabric_mac. Both nodes have a QMP socket,
+# with which fabric_host_agent serves carrier and kill requests. When the
+# initiator is done the nodes get 60 s to power off; a node killed by
+# fabric_kill is gone already. A node whose runner did not start, and the
+# FAIL lines of the nodes' own results, are added to the results.
+boot_fabric3() {
+	local append=$1 rc=0 i r p hpid
+	local -a base=("${qemu[@]}") port q_initiator=() q_nodeA=() q_nodeB=()
+	local -A pid=() qmp=()
+	read -r -a port <<<"$(free_ports 3)"
+	((${#port[@]} == 3)) || die "no free TCP ports for the links"
+	for r in initiator nodeA nodeB; do
+		local -n qa=q_$r
+		for i in "${!base[@]}"; do
+			if [[ ${base[i]} == "$append" ]]; then
+				qa+=("$append ibsrpt_role=$r")
+			else
+				qa+=("${base[i]}")
+			fi
+		done
+		if [[ $r != initiator ]]; then
+			# a short path: a unix socket's path has at most 107 bytes
+			qmp[$r]=$(mktemp -u /tmp/ib_srpt-qmp.XXXXXX)
+			qa+=(-qmp "unix:${qmp[$r]},server=on,wait=off")
+		fi
+		unset -n qa
+	done
+	q_nodeA+=(-netdev "socket,id=link1,listen=127.0.0.1:${port[0]}"
+		-device "virtio-net-pci,netdev=link1,mac=52:54:00:52:01:01"
+		-netdev "socket,id=link3,listen=127.0.0.1:${port[2]}"
+		-device "virtio-net-pci,netdev=link3,mac=52:54:00:52:03:01")
+	q_nodeB+=(-netdev "socket,id=link2,listen=127.0.0.1:${port[1]}"
+		-device "virtio-net-pci,netdev=link2,mac=52:54:00:52:02:01"
+		-netdev "socket,id=link3,connect=127.0.0.1:${port[2]}"
+		-device "virtio-net-pci,netdev=link3,mac=52:54:00:52:03:02")
+	q_initiator+=(-netdev "socket,id=link1,connect=127.0.0.1:${port[0]}"
+		-device "virtio-net-pci,netdev=link1,mac=52:54:00:52:01:02"
+		-netdev "socket,id=link2,connect=127.0.0.1:${port[1]}"
+		-device "virtio-net-pci,netdev=link2,mac=52:54:00:52:02:02")
+	log "booting nodeA and nodeB (SRPT=$SRPT, ${KVER:-?}, ${VM_SMP} vCPU, $VM_MEM each; links on ports ${port[*]}), run directory $RUN_DIR"
+	for r in nodeA nodeB; do
+		local -n qn=q_$r
+		timeout -k 10 "$VM_TIMEOUT" "${qn[@]}" </dev/null >"$RUN_DIR/console-$r.log" 2>&1 &
+		pid[$r]=$!
+		unset -n qn
+		# nodeB connects to nodeA's link 3: nodeA listens first
+		p="${port[0]} ${port[2]}"
+		[[ $r == nodeA ]] || p=${port[1]}
+		for ((i = 0; i < 300; i++)); do
+			# shellcheck disable=SC2086 # a list of ports
+			all_listening $p && break
+			kill -0 "${pid[$r]}" 2>/dev/null || break
+			sleep 0.1
+		done
+		# shellcheck disable=SC2086 # a list of ports
+		if ! all_listening $p; then
+			kill "${pid[@]}" 2>/dev/null
+			wait "${pid[@]}" 2>/dev/null || true
+			tail -n 5 "$RUN_DIR/console-$r.log" >&2
+			die "the $r guest's QEMU does not listen on $p"
+		fi
+	done
+	rm -f "$RUN_DIR/out/.host-agent-stop"
+	fabric_host_agent "" "$RUN_DIR/out/spool/host" "$RUN_DIR/out/.host-agent-stop" \
+		nodeA="${qmp[nodeA]}" nodeB="${qmp[nodeB]}" &
+	hpid=$!
+	qemu=("${q_initiator[@]}")
+	boot_once "fabric, initiator" || rc=$?
+	: >"$RUN_DIR/out/.host-agent-stop"
+	wait "$hpid" 2>/dev/null || true
+	for r in nodeA nodeB; do
+		for ((i = 0; i < 600; i++)); do
+			kill -0 "${pid[$r]}" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "${pid[$r]}" 2>/dev/null; then
+			log "the $r guest did not power off: stopping it"
+			kill "${pid[$r]}" 2>/dev/null
+		fi
+		wait "${pid[$r]}" 2>/dev/null || true
+		rm -f "${qmp[$r]}"
+		mkdir -p "$RUN_DIR/out/$r"
+		[[ -f $RUN_DIR/out/$r/STARTED ]] ||
+			echo "FAIL vm: the $r guest's runner did not start; see $RUN_DIR/console-$r.log" \
+				>>"$RUN_DIR/out/results.txt"
+		{ grep -h '^FAIL' "$RUN_DIR/out/$r/results.txt" 2>/dev/null || true; } |
+			sed "s/^FAIL /FAIL $r: /" >>"$RUN_DIR/out/results.txt"
+	done
+	return "$rc"
+}
+
+# all_listening PORT...: true if a socket listens on each 127.0.0.1:PORT.
+all_listening() {
+	local p
+	for p in "$@"; do
+		listening "$p" || return 1
+	done
 }
 
 # VM_SH_LIB=1: define the functions only (harness-selftest.sh uses them).

@@ -8,7 +8,9 @@
 # MODE=fabric (two guests, see lib-fabric.sh): the guest with
 # ibsrpt_role=initiator runs the tests of tools/testing/fabric/ and the one
 # with ibsrpt_role=target serves their requests until the initiator is done;
-# the target's own files go to /ib_srpt/out/target.
+# the target's own files go to /ib_srpt/out/target. With FABRIC_NODES=3
+# (three guests) the HA pair's guests nodeA and nodeB serve the requests,
+# their files in /ib_srpt/out/nodeA and /ib_srpt/out/nodeB.
 #
 # Results go to /ib_srpt/out (the host's run directory):
 #   results.txt       one line per verdict: PASS|FAIL|SKIP <name>[: reason]
@@ -22,6 +24,9 @@
 #                     died before this script started
 #   DONE              written last; its absence means the guest died
 #   <test>.target.dmesg  (MODE=fabric) the target guest's kernel messages
+#                     (three guests: <test>.nodeA.dmesg, <test>.nodeB.dmesg;
+#                     a node killed by the test has none, its whole log is
+#                     /ib_srpt/out/<node>/dmesg.log)
 
 set -uo pipefail
 
@@ -86,6 +91,9 @@ install_ours() {
 # (fault injection) and runs only there. A test with the line
 # "# named-only" (25-ocf-agent, make check-ha) runs only when a pattern
 # without wildcards names it, so that a whole run ("*") leaves it out.
+# A fabric test with the line "# fabric-nodes 3" runs only in the
+# three-guest fabric (FABRIC_NODES=3), every other one only in the
+# two-guest fabric.
 select_tests() {
 	[[ $GUEST_KIND != debug ]] || echo "$TESTDIR/tests/debug/debug-detectors.sh"
 	select_named
@@ -93,13 +101,18 @@ select_tests() {
 }
 
 select_named() {
-	local t name pat named_only
+	local t name pat named_only nodes
 	local -a pats
 	IFS=', ' read -r -a pats <<<"${TESTS:-*}"
 	for t in "$TESTDIR/${TEST_SUBDIR:-tests}"/[0-9]*.sh; do
 		[[ -f $t ]] || continue
 		[[ $GUEST_KIND == debug ]] || ! head -n 5 "$t" | grep -qx '# debug-kernel-only' || continue
 		name=$(basename "$t" .sh)
+		if [[ $MODE == fabric ]]; then
+			nodes=2
+			! head -n 5 "$t" | grep -qx '# fabric-nodes 3' || nodes=3
+			[[ $nodes == "${FABRIC_NODES:-2}" ]] || continue
+		fi
 		named_only=0
 		! head -n 5 "$t" | grep -qx '# named-only' || named_only=1
 		for pat in "${pats[@]}"; do
@@ -166,18 +179,24 @@ cleanup_after() {
 	return 0
 }
 
-# cleanup_fabric LOG: the teardown of a two-guest test: this guest's
-# (multipath, ib_srp, soft-RoCE, links), then the target's, where ib_srpt
-# must unload.
+# cleanup_fabric LOG: the teardown of a fabric test: this guest's
+# (multipath, ib_srp, soft-RoCE, links), then each target guest's, where
+# ib_srpt must unload (a node the test killed is skipped).
 cleanup_fabric() {
-	local log=$1 rc=0
+	local log=$1 rc=0 r
 	run_bounded $((UNLOAD_TIMEOUT + 60)) "$log" \
 		bash -c ". '$TESTDIR/lib.sh' && . '$TESTDIR/lib-fabric.sh' && fabric_teardown" ||
 		echo "initiator teardown failed" >>"$log"
-	echo "--- target teardown ---" >>"$log"
-	fabric_on target -t $((UNLOAD_TIMEOUT + 90)) env UNLOAD_TIMEOUT="$UNLOAD_TIMEOUT" \
-		bash -c ". '$TESTDIR/lib.sh' && . '$TESTDIR/lib-fabric.sh' && fabric_target_teardown" \
-		>>"$log" 2>&1 || rc=1
+	for r in $(fabric_target_roles); do
+		if fabric_dead "$r"; then
+			echo "--- $r was killed: no teardown there ---" >>"$log"
+			continue
+		fi
+		echo "--- $r teardown ---" >>"$log"
+		fabric_on "$r" -t $((UNLOAD_TIMEOUT + 90)) env UNLOAD_TIMEOUT="$UNLOAD_TIMEOUT" \
+			bash -c ". '$TESTDIR/lib.sh' && . '$TESTDIR/lib-fabric.sh' && fabric_target_teardown" \
+			>>"$log" 2>&1 || rc=1
+	done
 	return "$rc"
 }
 
@@ -212,7 +231,7 @@ check_boot_log() {
 }
 
 run_tests() {
-	local t name log sub dm start end rc verdict reason line stuck=0 no_detectors='' ok_dmesg
+	local t name log sub dm start end rc verdict reason line stuck=0 no_detectors='' ok_dmesg r
 	local -a tests
 	mapfile -t tests < <(select_tests)
 	for t in "${tests[@]}"; do
@@ -238,8 +257,11 @@ run_tests() {
 		: >"$sub"
 		echo "ib_srpt-test: START $name" >/dev/kmsg
 		if [[ $MODE == fabric ]]; then
-			fabric_on target -t 60 fabric_mark START "$name" >>"$log" 2>&1 ||
-				echo "cannot mark the target's kernel log" >>"$log"
+			for r in $(fabric_target_roles); do
+				fabric_dead "$r" && continue
+				fabric_on "$r" -t 60 fabric_mark START "$name" >>"$log" 2>&1 ||
+					echo "cannot mark the $r guest's kernel log" >>"$log"
+			done
 		fi
 		start=$(date +%s)
 		say "START $name"
@@ -273,11 +295,18 @@ run_tests() {
 		fi
 		rm -f "$dm.all"
 		if [[ $MODE == fabric ]]; then
-			fabric_on target -t 60 fabric_mark END "$name" >/dev/null 2>&1
-			# Both guests' messages are judged.
-			fabric_on target -t 60 fabric_dmesg_since "$name" >"$OUT/$name.target.dmesg" 2>&1 ||
-				{ verdict=FAIL reason="${reason:+$reason; }no kernel log from the target guest"; }
-			sed 's/^/target: /' "$OUT/$name.target.dmesg" >>"$dm"
+			# Every guest's messages are judged (a killed node's
+			# log ends with its power).
+			for r in $(fabric_target_roles); do
+				if fabric_dead "$r"; then
+					echo "the $r guest was killed: its kernel log is out/$r/dmesg.log" >>"$log"
+					continue
+				fi
+				fabric_on "$r" -t 60 fabric_mark END "$name" >/dev/null 2>&1
+				fabric_on "$r" -t 60 fabric_dmesg_since "$name" >"$OUT/$name.$r.dmesg" 2>&1 ||
+					{ verdict=FAIL reason="${reason:+$reason; }no kernel log from the $r guest"; }
+				sed "s/^/$r: /" "$OUT/$name.$r.dmesg" >>"$dm"
+			done
 		fi
 		# The runner's own markers are no reports, whatever the test's
 		# name (debug-kmemleak matched "kmemleak").
@@ -309,24 +338,26 @@ run_tests() {
 # agent until the initiator guest is done; in the initiator guest the
 # tests once the agent runs.
 fabric_start() {
-	local role
+	local role r
 	role=$(fabric_role)
 	if ! fabric_net_setup >>"$OUT/net.log" 2>&1; then
 		say "fabric: network setup failed: $(tail -n2 "$OUT/net.log")"
 		result "FAIL fabric-$role: network setup failed"
 		return
 	fi
-	if [[ $role == target ]]; then
-		say "target agent running"
+	if [[ $role != initiator ]]; then
+		say "$role agent running"
 		fabric_agent "$SHARE/out/DONE"
 		return
 	fi
-	if ! wait_for 300 fabric_agent_ready target; then
-		say "fabric: the target guest's agent did not start"
-		result "FAIL fabric: the target guest's agent did not start within 300s"
-		return
-	fi
-	say "target guest ready: $(fabric_on target -t 30 uname -r 2>&1)"
+	for r in $(fabric_target_roles); do
+		if ! wait_for 300 fabric_agent_ready "$r"; then
+			say "fabric: the $r guest's agent did not start"
+			result "FAIL fabric: the $r guest's agent did not start within 300s"
+			return
+		fi
+		say "$r guest ready: $(fabric_on "$r" -t 30 uname -r 2>&1)"
+	done
 	TEST_SUBDIR=fabric run_tests
 }
 
@@ -338,7 +369,7 @@ main() {
 		# shellcheck source=tools/testing/lib-fabric.sh
 		. "$TESTDIR/lib-fabric.sh"
 		hostname "$(fabric_role)"
-		[[ $(fabric_role) == target ]] && OUT=$SHARE/out/target
+		[[ $(fabric_role) == initiator ]] || OUT=$SHARE/out/$(fabric_role)
 		export IB_SRPT_OUT=$OUT
 	fi
 	mkdir -p "$OUT"
