@@ -834,6 +834,8 @@ fabric_ha_node_setup() {
 	srpt_set_rdma_cm_port "$SRP_LOGIN_PORT" || return
 	brd_setup "${1:-80}" 1 || return
 	modprobe drbd || return
+	# drbdmeta's lock files (/var/lock is /run/lock, a fresh tmpfs here)
+	mkdir -p /run/lock /var/lib/drbd || return
 	fabric_ha_drbd_conf || return
 	ha_drbdadm create-md "$HA_DRBD_RES" </dev/null || return
 	ha_drbdadm up "$HA_DRBD_RES" || return

@@ -886,16 +886,25 @@ srpt_teardown_configfs() {
 	return "$rc"
 }
 
-# core_teardown: remove every LIO backstore and HBA that is not in use.
+# core_teardown: remove every LIO backstore (with its own ALUA target port
+# groups) and HBA that is not in use.
 core_teardown() {
-	local hba so rc=0
+	local hba so gp rc=0
 	[[ -d $CFS/core ]] || return 0
 	for hba in "$CFS"/core/*_[0-9]*/; do
 		hba=${hba%/}
 		[[ -d $hba ]] || continue
 		for so in "$hba"/*/; do
 			so=${so%/}
-			[[ -d $so ]] && { rmdir "$so" || rc=1; }
+			[[ -d $so ]] || continue
+			# ALUA target port groups of its own (the HA tests'
+			# resource agent makes one)
+			for gp in "$so"/alua/*/; do
+				gp=${gp%/}
+				[[ -d $gp && ${gp##*/} != default_tg_pt_gp ]] || continue
+				rmdir "$gp" || rc=1
+			done
+			rmdir "$so" || rc=1
 		done
 		rmdir "$hba" || rc=1
 	done
