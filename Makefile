@@ -15,7 +15,8 @@
 #   make check-fabric  all two-guest tests (IB/CM, multipath, failover;
 #                      make check runs their smoke test)
 #   make check-ha      the build and the HA tests (the Pacemaker resource
-#                      agent tools/ha/SRPTarget in a guest; not in make check)
+#                      agent tools/ha/SRPTarget in a guest, the three-guest
+#                      DRBD pair's failover; not in make check)
 #   make demo          boot a guest and serve a LUN over soft-RoCE
 #   make man           section 9 manual pages into build/man/
 #   make bench         benchmarks (tools/bench/run.sh)
@@ -150,10 +151,12 @@ check-fabric:
 	STAGES="build fabric" tools/testing/check.sh
 
 # The guest stage with only the HA tests, which a whole make check leaves
-# out (they are marked "# named-only").
+# out (they are marked "# named-only"), and the fabric stage with the HA
+# pair's three-guest tests (HA_FABRIC_TESTS).
 check-ha:
-	EXTRA_PACKAGES="resource-agents libxml2-utils" \
-		STAGES="build guest" TESTS="$${HA_TESTS:-25-ocf-agent}" tools/testing/check.sh
+	EXTRA_PACKAGES="resource-agents libxml2-utils drbd-utils" \
+		STAGES="build guest fabric" TESTS="$${HA_TESTS:-25-ocf-agent}" \
+		FABRIC_TESTS="$${HA_FABRIC_TESTS:-10-ha-drbd}" tools/testing/check.sh
 
 demo:
 	tools/testing/demo.sh

@@ -99,7 +99,8 @@ PACKAGES=(build-essential make gcc bc bison flex libelf-dev libssl-dev dwarves
 	targetcli-fb dbus libibverbs-dev librdmacm-dev libibumad-dev
 	python3-docutils dmsetup jq multipath-tools
 	dkms debhelper dh-dkms)
-# More for one target only (make check-ha: resource-agents libxml2-utils).
+# More for one target only (make check-ha: resource-agents libxml2-utils
+# drbd-utils).
 read -r -a _extra_packages <<<"${EXTRA_PACKAGES:-}"
 PACKAGES+=("${_extra_packages[@]}")
 
