@@ -317,6 +317,35 @@ run_host_agent() {
 		"2 2 2 2 1" "${got% }"
 }
 
+# run_host_agent3: with the nodes' QMP sockets given (FABRIC_NODES=3) the
+# host agent serves "fabric_carrier 1|2|3 on|off" and "fabric_kill
+# nodeA|nodeB" and refuses the rest; a kill that did not reach QEMU marks
+# no node dead.
+run_host_agent3() {
+	local dir=$TMP/host-agent3 got="" req
+	mkdir -p "$dir"
+	env VM_SH_LIB=1 VM="$(dirname "$LIB")/vm.sh" bash -c '
+		. "$VM"
+		fabric_host_agent "" "$1/spool/host" "$1/stop" nodeA="$1/a.sock" nodeB="$1/b.sock"' \
+		_ "$dir" >"$dir.log" 2>&1 &
+	for req in "fabric_carrier 4 off" "fabric_kill nodeC" "fabric_kill" "fabric_carrier 3 off" \
+		"fabric_kill nodeB"; do
+		mkdir -p "$dir/spool/host"
+		echo "$req " >"$dir/spool/host/r.tmp"
+		mv "$dir/spool/host/r.tmp" "$dir/spool/host/r.req"
+		for _ in $(seq 100); do [[ -e $dir/spool/host/r.rc ]] && break; sleep 0.1; done
+		got+="$(cat "$dir/spool/host/r.rc" 2>/dev/null || echo none) "
+		rm -f "$dir/spool/host/r".*
+	done
+	: >"$dir/stop"
+	wait
+	# the last two are served, and fail: no QEMU listens on the sockets
+	check "vm.sh fabric_host_agent, three guests: refused x3, served x2" \
+		"2 2 2 1 1" "${got% }"
+	check "vm.sh fabric_host_agent, three guests: a failed kill marks no node dead" \
+		0 "$(find "$dir/spool" -name DEAD | wc -l)"
+}
+
 # run_guest_agent: lib-fabric.sh's fabric_agent serves fabric_on requests
 # in subshells of its own shell, with errexit off: their output and status
 # come back, lib.sh's functions are there, an exit or die ends only the
@@ -459,6 +488,7 @@ run_boot "late ok" 1 1 0
 run_boot "ok" 1 0 0
 run_fabric
 run_host_agent
+run_host_agent3
 run_guest_agent
 
 run_cases false

@@ -550,8 +550,10 @@ fabric_host_agent() {
 				${w[1]} =~ ^node[AB]$ ]]; then
 				log "host: ${w[*]}"
 				qmp_quit "${node[${w[1]}]}" >"$id.out" 2>&1 || rc=$?
-				mkdir -p "$dir/../${w[1]}"
-				: >"$dir/../${w[1]}/DEAD"
+				if ((rc == 0)); then
+					mkdir -p "$dir/../${w[1]}"
+					: >"$dir/../${w[1]}/DEAD"
+				fi
 			else
 				echo "host: not a request the host serves: ${w[*]}" >"$id.out"
 				rc=2
