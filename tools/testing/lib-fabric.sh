@@ -491,6 +491,12 @@ devices {
 	}
 }
 CONF
+	# multipathd prefers the sysfs prioritizer (the kernel's ALUA state)
+	# when it finds one; the HA tests ask the target (alua: REPORT
+	# TARGET PORT GROUPS), see 10-ha-drbd.
+	if [[ ${FABRIC_MPATH_DETECT_PRIO:-yes} == no ]]; then
+		sed -i 's/^\t\tprio alua$/\t\tprio alua\n\t\tdetect_prio no/' /etc/multipath.conf
+	fi
 }
 
 # fabric_multipath_start NPATHS [CMD...]: record the ib_srp disks as udev
@@ -868,17 +874,21 @@ fabric_ha_drbd_wait() {
 
 # fabric_ha_ra ACTION: run the resource agent with the pair's parameters
 # (this node's port on its initiator link, LUN 0 on $HA_DRBD_DEV, the
-# initiator's address on that link as ACL, groups nodeA=1 nodeB=2), as
-# Pacemaker would on this node; print its output, return its status.
+# initiator's address on that link as ACL, with SRPT=stock also this
+# node's, groups nodeA=1 nodeB=2), as Pacemaker would on this node; print
+# its output, return its status.
 fabric_ha_ra() {
-	local role l
+	local role l acl_stock=
 	role=$(fabric_role)
 	l=$(fabric_rdma_links "$role")
+	# the stock module's name for an RDMA/CM initiator (see
+	# fabric_target_setup)
+	[[ $SRPT != stock ]] || acl_stock=$(fabric_ip "$l" "$role")
 	env OCF_ROOT=/usr/lib/ocf OCF_RESOURCE_INSTANCE=ha_lu0 \
 		OCF_RESKEY_port="$(port_wwn "$(fabric_rdma "$l")" 1)" OCF_RESKEY_lun=0 \
 		OCF_RESKEY_path="$HA_DRBD_DEV" OCF_RESKEY_dev_name=ha_lu0 \
 		OCF_RESKEY_vpd_unit_serial="$HA_SERIAL" \
-		OCF_RESKEY_allowed_initiators="$(fabric_ip "$l" initiator)" \
+		OCF_RESKEY_allowed_initiators="$(fabric_ip "$l" initiator)${acl_stock:+ $acl_stock}" \
 		OCF_RESKEY_tg_pt_gp=ha_gp OCF_RESKEY_node_ids="nodeA=1 nodeB=2" \
 		OCF_RESKEY_CRM_meta_on_node="$role" "$HA_RA" "$1" 2>&1
 }
