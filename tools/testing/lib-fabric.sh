@@ -784,23 +784,32 @@ HA_DRBD_PORT=7789
 HA_SERIAL=ha-drbd-5e1a1-0001
 HA_RA=/usr/lib/ocf/resource.d/ib_srpt/SRPTarget
 
-# ha_drbdadm ARG...: drbdadm with the test's configuration ($DRBD_TEST_CONF);
-# drbd-utils' drbdadm runs its 8.4 variant for the kernel's DRBD 8.4.
+# ha_drbdadm ARG...: drbdadm (the test's resource is in $DRBD_TEST_CONF,
+# which /etc/drbd.conf includes); drbd-utils' drbdadm runs its 8.4 variant
+# for the kernel's DRBD 8.4.
 ha_drbdadm() {
-	drbdadm -c "$DRBD_TEST_CONF" "$@"
+	drbdadm "$@"
 }
 
-# fabric_ha_drbd_conf: write $DRBD_TEST_CONF: resource r0 on /dev/ram0 of
+# fabric_ha_drbd_conf: write $DRBD_TEST_CONF, resource r0 on /dev/ram0 of
 # each node, replicated over link 3, protocol C (a write completes when
 # both disks have it), both nodes Primary at once (allow-two-primaries: the
 # unpromoted target's backstore needs an open device, and DRBD 8.4 lets
 # only a Primary open it), automatic recovery after a split brain only where
 # one side wrote nothing (after-sb-0pri discard-zero-changes,
 # after-sb-1pri discard-secondary, after-sb-2pri disconnect).
-# SRPT_TEST_HA_RESYNC_RATE (default 100M) is the fixed resync rate.
+# Fencing: a Primary that loses its peer freezes its I/O and calls the
+# fence-peer handler (fencing resource-and-stonith), tools/testing/
+# ha-fence-peer.sh, which cuts the peer's power through the host (STONITH
+# by the hypervisor) before the I/O goes on: without it, in one run under
+# load (DRBD's default ping timeout of 0.5 s ran out), both Primaries went
+# on alone and nodeA completed writes that nodeB never got, read back as
+# zeros after nodeA's power cut. The ping timeout is 5 s here (TCG guests
+# on a loaded host). SRPT_TEST_HA_RESYNC_RATE (default 100M) is the fixed
+# resync rate.
 fabric_ha_drbd_conf() {
+	mkdir -p "${DRBD_TEST_CONF%/*}" || return
 	cat >"$DRBD_TEST_CONF" <<CONF
-global { usage-count no; }
 resource $HA_DRBD_RES {
 	net {
 		protocol C;
@@ -808,10 +817,15 @@ resource $HA_DRBD_RES {
 		after-sb-0pri discard-zero-changes;
 		after-sb-1pri discard-secondary;
 		after-sb-2pri disconnect;
+		ping-timeout 50;
 	}
 	disk {
+		fencing resource-and-stonith;
 		c-plan-ahead 0;
 		resync-rate ${SRPT_TEST_HA_RESYNC_RATE:-100M};
+	}
+	handlers {
+		fence-peer "/bin/bash $FABRIC_SHARE/tools/testing/ha-fence-peer.sh";
 	}
 	on nodeA {
 		device $HA_DRBD_DEV;

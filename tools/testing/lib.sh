@@ -50,8 +50,10 @@ LIB_STATE=${LIB_STATE:-/run/ib_srpt-lib}
 LIB_KMSG=${LIB_KMSG:-/dev/kmsg}
 SOFT_RDMA_TYPE=${SOFT_RDMA_TYPE:-${SRPT_TEST_RDMA:-rxe}}
 SRP_LOGIN_PORT=${SRP_LOGIN_PORT:-5555}
-# The DRBD configuration of the HA pair's fabric tests (lib-fabric.sh).
-DRBD_TEST_CONF=${DRBD_TEST_CONF:-/etc/drbd-ib_srpt-test.conf}
+# The DRBD resource file of the HA pair's fabric tests (lib-fabric.sh):
+# where /etc/drbd.conf includes it, so that the handlers the kernel runs
+# through drbdadm (fence-peer) find it.
+DRBD_TEST_CONF=${DRBD_TEST_CONF:-/etc/drbd.d/ib_srpt-test.res}
 # initiator_ext of srp_login's logins (16 hex digits)
 SRP_INITIATOR_EXT=${SRP_INITIATOR_EXT:-5250000000000001}
 EXIT_SKIP=77
@@ -1164,7 +1166,7 @@ teardown_all() {
 	# DRBD (the HA pair's tests) holds its lower RAM disk
 	if [[ -d /sys/module/drbd ]]; then
 		if [[ -f $DRBD_TEST_CONF ]]; then
-			drbdadm -c "$DRBD_TEST_CONF" down all || rc=1
+			drbdadm down all || rc=1
 		fi
 		rmmod drbd || rc=1
 	fi

@@ -37,7 +37,10 @@
 #                       no I/O error and no verify error, nodeB's path is
 #                       active ready with priority 50, nodeA's failed,
 #                       RTPG through nodeB's path "2 0 1", nodeB's DRBD
-#                       Primary, UpToDate, peer unknown. A NOTE line has
+#                       Primary, UpToDate, peer unknown or outdated (the
+#                       fence-peer handler tools/testing/ha-fence-peer.sh
+#                       found nodeA dead), and DRBD was connected right
+#                       before the power cut. A NOTE line has
 #                       fio's stall (longest completion latency) and the
 #                       seconds from the power cut to nodeB's promotion
 #                       (promoted_s), to its path active and ready in
@@ -196,6 +199,9 @@ case_kill_nodeA() {
 	pid=$!
 	sleep 10
 	kill -0 "$pid" || { echo "fio ended early: $(tail -n 5 "$OUTD/fio-kill.err")" >&2; return 1; }
+	# the replication has run without a break so far
+	on nodeB fabric_ha_drbd_wait 1 '^cs:Connected ro:Primary/Primary ds:UpToDate/UpToDate' >&2 ||
+		{ wait "$pid"; echo "DRBD was not connected before the power cut" >&2; return 1; }
 	fabric_mark FAULT "kill-nodeA down"
 	t0=$SECONDS
 	fabric_kill nodeA >&2
@@ -226,7 +232,9 @@ case_kill_nodeA() {
 	[[ $sum == error=0\ * ]] || { echo "fio reported an error" >&2; rc=1; }
 	a_failed || { echo "nodeA's path is not failed: $(fabric_ha_paths | tr '\n' ';')" >&2; rc=1; }
 	expect "RTPG through nodeB's path" "$(fabric_ha_rtpg "/dev/$(cat "$STATE/dB")")" "2 0 1" || rc=1
-	on nodeB fabric_ha_drbd_wait 10 '^cs:(WFConnection|StandAlone) ro:Primary/Unknown ds:UpToDate/DUnknown' >&2 || rc=1
+	# (Outdated: the fence-peer handler saw nodeA dead, STONITH done)
+	on nodeB fabric_ha_drbd_wait 10 '^cs:WFConnection ro:Primary/Unknown ds:UpToDate/(DUnknown|Outdated)' >&2 || rc=1
+	log "nodeB's fence-peer handler: $(tr '\n' ';' <"$FABRIC_SHARE/out/nodeB/fence-peer.log" 2>/dev/null)"
 	return "$rc"
 }
 
