@@ -1877,14 +1877,16 @@ static u32 srpt_sq_slots(u32 sq_size, u32 max_send_wr)
  * channel's CQ, a pool CQ that outlives the channel, so srpt_recv_done()
  * would meet a freed QP and ring. ib_drain_rq() has those completions
  * handled while both exist; a channel that is still logging in only
- * records the close that srpt_wc_error() asks for.
+ * records the close that srpt_wc_error() asks for. A QP without posted
+ * receives may still be in RESET, which cannot move to the error state.
  */
 static void srpt_destroy_qp(struct srpt_rdma_ch *ch)
 {
 	if (!ch->qp)
 		return;
-	if (!ch->use_srq)
+	if (ch->ring_posted)
 		ib_drain_rq(ch->qp);
+	ch->ring_posted = false;
 	if (ch->using_rdma_cm && ch->rdma_cm_id->qp == ch->qp)
 		rdma_destroy_qp(ch->rdma_cm_id);
 	else
@@ -1984,6 +1986,7 @@ static int srpt_create_ch_ib(struct srpt_rdma_ch *ch)
 			goto err;
 	}
 	if (!ch->use_srq) {
+		ch->ring_posted = true;
 		for (i = 0; i < ch->rq_size; i++) {
 			ret = srpt_post_recv(sdev, ch, ch->ioctx_recv_ring[i]);
 			if (ret)
@@ -2464,11 +2467,12 @@ static struct srpt_rdma_ch *srpt_alloc_ch(struct srpt_port *sport,
 
 	srpt_ch_set_iu_lens(ch, req);
 	ch->max_rsp_size = sport->port_attrib.srp_max_rsp_size;
-	/* One receive more for ib_drain_rq(); see srpt_create_qp(). */
-	ch->rq_size = min_t(int, SRPT_MAX_RQ_SIZE, attrs->max_qp_wr - 1);
+	ch->use_srq = sport->port_attrib.use_srq && sdev->srq;
+	/* A ring needs one receive more for ib_drain_rq(); srpt_create_qp(). */
+	ch->rq_size = clamp_t(int, attrs->max_qp_wr - !ch->use_srq, 1,
+			      SRPT_MAX_RQ_SIZE);
 	ch->sq_size = srpt_ch_sq_size(sport->port_attrib.srp_sq_size, attrs,
 				      ch->rq_size);
-	ch->use_srq = sport->port_attrib.use_srq && sdev->srq;
 	imm_off = be16_to_cpu(req->imm_data_offset);
 	if ((req->req_flags & SRP_IMMED_REQUESTED) &&
 	    imm_off >= SRPT_MIN_IMM_DATA_OFFSET && imm_off < ch->max_it_iu_len)

@@ -575,6 +575,8 @@ struct srpt_ch_stats {
  * @req_ius: IUs received that use a credit of the initiator
  * @imm_data_offset: offset of immediate data in SRP_CMD, 0 when off
  * @use_srq: receives come from the device SRQ
+ * @ring_posted: receives of the ring have been posted to the QP, which
+ *	has left the RESET state: its destruction drains them first
  * @recv_lock: protects @cmd_wait_list and the state checks of the
  *	receive path
  * @lock: protects @free_list, @n_free, @sq_wr_avail, @sq_progress,
@@ -653,6 +655,7 @@ struct srpt_rdma_ch {
 	atomic_t req_ius;
 	u16 imm_data_offset;
 	bool use_srq;
+	bool ring_posted;
 	spinlock_t recv_lock;	/* see above */
 	spinlock_t lock;	/* see above */
 	struct list_head free_list;

@@ -7327,10 +7327,10 @@ static struct ib_qp *fake_destroyable_qp(struct kunit *test,
 }
 
 /*
- * A ring-mode QP is drained before it is destroyed: soft-iWARP completes
- * the receives of a destroyed QP with flush errors in the pool CQ, after
- * a refused login has freed the channel and its ring. An SRQ-mode QP has
- * no receives of its own.
+ * A ring-mode QP with posted receives is drained before it is destroyed:
+ * soft-iWARP completes the receives of a destroyed QP with flush errors in
+ * the pool CQ, after a refused login has freed the channel and its ring.
+ * An SRQ-mode QP has no receives of its own.
  */
 static void srpt_test_destroy_ch_ib_drains_ring(struct kunit *test)
 {
@@ -7342,11 +7342,20 @@ static void srpt_test_destroy_ch_ib_drains_ring(struct kunit *test)
 
 	memset(&srpt_fake_teardown, 0, sizeof(srpt_fake_teardown));
 	ch->use_srq = false;
+	ch->ring_posted = true;
 	ch->qp = fake_destroyable_qp(test, ch);
 	srpt_destroy_ch_ib(ch);
 	KUNIT_EXPECT_EQ(test, srpt_fake_teardown.drained, 1);
 	KUNIT_EXPECT_EQ(test, srpt_fake_teardown.destroyed, 2);
 	KUNIT_EXPECT_NULL(test, ch->qp);
+	KUNIT_EXPECT_FALSE(test, ch->ring_posted);
+
+	/* Nothing posted yet: the QP may be in RESET, which has no drain. */
+	memset(&srpt_fake_teardown, 0, sizeof(srpt_fake_teardown));
+	ch->qp = fake_destroyable_qp(test, ch);
+	srpt_destroy_ch_ib(ch);
+	KUNIT_EXPECT_EQ(test, srpt_fake_teardown.drained, 0);
+	KUNIT_EXPECT_EQ(test, srpt_fake_teardown.destroyed, 1);
 
 	memset(&srpt_fake_teardown, 0, sizeof(srpt_fake_teardown));
 	ch->use_srq = true;
