@@ -139,6 +139,9 @@ build_module() {
 	if [[ $kunit == 1 ]]; then
 		echo 'ccflags-y += -DCONFIG_INFINIBAND_SRPT_KUNIT_TEST=1' >>"$out/Kbuild"
 	fi
+	# DWARF (the kernel has none): 64-fault-step maps the return
+	# addresses of stack dumps to source lines with addr2line.
+	echo 'ccflags-y += -g' >>"$out/Kbuild"
 	make -C "$dir/build" M="$out" CONFIG_INFINIBAND_SRPT=m W=1 modules
 	[[ -f $out/ib_srpt.ko ]] || die "$out/ib_srpt.ko not built"
 }

@@ -1147,6 +1147,10 @@ teardown_all() {
 		echo 0 >"$f/probability" || rc=1
 		echo 0 >"$f/times" || rc=1
 	done
+	# and with failslab's cache filter on (64-fault-step)
+	if [[ -f /sys/kernel/debug/failslab/cache-filter ]]; then
+		echo N >/sys/kernel/debug/failslab/cache-filter || rc=1
+	fi
 	srp_logout_all 60 || rc=1
 	[[ -d /sys/module/ib_srp ]] && { run_timeout 30 rmmod ib_srp || rc=1; }
 	srpt_teardown_configfs || rc=1

@@ -385,6 +385,10 @@ main() {
 		# direct map for wild addresses: an interrupt that comes in then
 		# gets a false report, which turns lockdep off for the whole run.
 		append+=" no5lvl"
+		# slub_debug=A: every cache may fail allocations when failslab's
+		# cache-filter is on (64-fault-step takes kmemleak's and
+		# debugobjects' own caches out); with it off nothing changes.
+		append+=" slub_debug=A"
 	else
 		append+=" ${VM_DEBUG_ARGS-slub_debug=FZPU kfence.sample_interval=1 init_on_alloc=0}"
 	fi
