@@ -338,6 +338,9 @@ main() {
 	RUN_DIR=$(cd "$RUN_DIR" && pwd)
 	rm -rf "$RUN_DIR/tools" "$RUN_DIR/Documentation" "$RUN_DIR/ib_srpt.ko" "$RUN_DIR/modules" "$RUN_DIR/out"/*
 	cp -r "$REPO/tools" "$RUN_DIR/tools"
+	# The driver's source: tools/testing/alloc-sites.sh reads it there
+	# (64-fault-step).
+	cp "$REPO/ib_srpt.c" "$RUN_DIR/ib_srpt.c"
 	# The guest sees the run directory, never the host's checkout (whose
 	# path, under /tmp say, may not exist in the guest).
 	mkdir -p "$RUN_DIR/Documentation"
