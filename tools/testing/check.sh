@@ -665,7 +665,7 @@ guest_stock() {
 # The debug lanes: what a KASAN/lockdep kernel adds most to the guest stage
 # (races and lifetimes: teardown, relogin, resets, aborts, hostile
 # initiators), with the data path shortened.
-DEBUG_TESTS=${DEBUG_TESTS:-16-teardown-unplug 15-relogin-loop 32-dp-stress 30-dp-integrity 60-hostile 61-hostile-srq 63-fault-inject}
+DEBUG_TESTS=${DEBUG_TESTS:-16-teardown-unplug 15-relogin-loop 32-dp-stress 30-dp-integrity 60-hostile 61-hostile-srq 63-fault-inject 64-fault-step}
 # On soft-iWARP: what iWARP does differently (RDMA READs through memory
 # registration, MPA connection setup, no RNR retry): the data path with
 # large and many-descriptor commands and the hostile initiator. Both
@@ -684,8 +684,11 @@ DEBUG_SIW_TESTS=${DEBUG_SIW_TESTS:-02-login-smoke 24-comp-vector 30-dp-integrity
 # wire fuzzer (62-fuzz, ring mode); and from 63-fault-inject the targeted
 # failures and one round of the random phase in ring mode (make
 # check-debug: all of it, with the configfs sweep, 113 s of the quick
-# lane when it ran there, and five rounds per receive mode).
-DEBUG_CHECK_TESTS=${DEBUG_CHECK_TESTS:-16-teardown-unplug 60-hostile 62-fuzz 63-fault-inject}
+# lane when it ran there, and five rounds per receive mode); and the
+# allocation-failure sweep of 64-fault-step in its quick form (module
+# load, RDMA/CM login, commands, task management; make check-debug: every
+# scenario, fail_page_alloc too).
+DEBUG_CHECK_TESTS=${DEBUG_CHECK_TESTS:-16-teardown-unplug 60-hostile 62-fuzz 63-fault-inject 64-fault-step}
 DEBUG_CHECK_TEARDOWN=${DEBUG_CHECK_TEARDOWN:-hot-unplug,two-ch-disable-unplug}
 DEBUG_CHECK_HOSTILE=${DEBUG_CHECK_HOSTILE:-login-single-race,login-single-storm,login-single-before-rtu,login-abandoned-*,cmdbuf-stale-receive-copy-results-8k,cmdbuf-stale-read-after-read,cmdbuf-stale-request-sense,tsk-abort-inflight-*,tsk-abort-write-waiting-rdma-read,tsk-abort-storm,tsk-*-running*,xch-write-read-interleaved,xch-srq-overcommit}
 DEBUG_DIR=$CHECK_DIR/debug
@@ -766,6 +769,7 @@ debug_rxe() {
 			SRPT_TEST_FUZZ_MODES=${SRPT_TEST_FUZZ_MODES:-ring} \
 			SRPT_TEST_FAULT_ROUNDS=${SRPT_TEST_FAULT_ROUNDS:-1} \
 			SRPT_TEST_FAULT_CASES=${SRPT_TEST_FAULT_CASES:-*-nomem,random-ring} \
+			SRPT_TEST_FAULT_STEP=${SRPT_TEST_FAULT_STEP:-quick} \
 			debug_lane "$DEBUG_DIR" rxe "$DEBUG_CHECK_TESTS" 100
 	fi
 }
