@@ -65,8 +65,10 @@
 # Environment:
 #   SRPT_TEST_FAULT_STEP=quick|full  quick (make check's debug lane):
 #                 load, login-ring, cmd-ring and tmf, failslab only, with
-#                 stride up to 64; full (default, make check-debug): all,
-#                 stride up to 16
+#                 stride up to 64 and 90 s per scenario; full (default,
+#                 make check-debug): all, stride up to 16, no time limit
+#   SRPT_TEST_FAULT_STEP_SECS=S     a scenario's sweep stops (a NOTE says
+#                 where, not a failure) after S seconds; 0: no limit
 #   SRPT_TEST_FAULT_STEP_CASES=glob,glob  scenarios (default by mode)
 #   SRPT_TEST_FAULT_STEP_STRIDE=N   the largest step within a loop
 #   SRPT_TEST_FAULT_STEP_MAX=N      steps per scenario and attribute at
@@ -83,18 +85,20 @@ case $MODE in
 quick)
 	FI_CASES=${SRPT_TEST_FAULT_STEP_CASES:-load,login-ring,cmd-ring,tmf}
 	STRIDE_MAX=${SRPT_TEST_FAULT_STEP_STRIDE:-64}
+	STEP_SECS=${SRPT_TEST_FAULT_STEP_SECS:-90}
 	PAGE_STEPS=0
 	;;
 full)
 	FI_CASES=${SRPT_TEST_FAULT_STEP_CASES:-*}
 	STRIDE_MAX=${SRPT_TEST_FAULT_STEP_STRIDE:-16}
+	STEP_SECS=${SRPT_TEST_FAULT_STEP_SECS:-0}
 	PAGE_STEPS=1
 	;;
 *) die "SRPT_TEST_FAULT_STEP must be quick or full, not $MODE" ;;
 esac
 STEP_MAX=${SRPT_TEST_FAULT_STEP_MAX:-400}
-[[ $STRIDE_MAX =~ ^[1-9][0-9]*$ && $STEP_MAX =~ ^[1-9][0-9]*$ ]] ||
-	die "SRPT_TEST_FAULT_STEP_STRIDE and _MAX must be positive numbers"
+[[ $STRIDE_MAX =~ ^[1-9][0-9]*$ && $STEP_MAX =~ ^[1-9][0-9]*$ && $STEP_SECS =~ ^[0-9]+$ ]] ||
+	die "SRPT_TEST_FAULT_STEP_STRIDE, _MAX and _SECS must be numbers"
 need_cmd addr2line objdump
 SRPT_PARAMS=(srp_max_req_size=8260 srpt_srq_size=64)
 SLAB=/sys/kernel/slab
@@ -307,10 +311,14 @@ step_done() {
 # (HI), the middle step is tried until they meet, a new site or nothing
 # moving HI, a known site LO; then the steps go on one by one after HI.
 sweep() {
-	local scen=$1 a=$2 n=1 stride=1 run=0 lo=0 hi=0 steps=0 site new
+	local scen=$1 a=$2 n=1 stride=1 run=0 lo=0 hi=0 steps=0 site new t0=$SECONDS end=""
 	shift 2
 	SEEN=()
 	while :; do
+		if ((STEP_SECS && SECONDS - t0 >= STEP_SECS)); then
+			end=", stopped after ${STEP_SECS}s (SRPT_TEST_FAULT_STEP_SECS) at step $n"
+			break
+		fi
 		if ((hi)); then
 			if ((hi - lo <= 1)); then
 				lo=$hi
@@ -359,8 +367,8 @@ sweep() {
 		lo=$n
 		n=$((n + stride))
 	done
-	echo "NOTE fault-step-$scen-$(attr_name "$a"): $steps steps, ${#SEEN[@]} sites" >>"${SUBRESULTS:-/dev/null}"
-	log "$scen ($(attr_name "$a")): $steps steps, sites: ${!SEEN[*]}"
+	echo "NOTE fault-step-$scen-$(attr_name "$a"): $steps steps in $((SECONDS - t0))s, ${#SEEN[@]} sites$end" >>"${SUBRESULTS:-/dev/null}"
+	log "$scen ($(attr_name "$a")): $steps steps in $((SECONDS - t0))s$end, sites: ${!SEEN[*]}"
 }
 
 # The step cases: generated here, one per scenario; $FI_ARM arms where the
@@ -439,7 +447,7 @@ case fs-unplug
   finally $FI_DISARM
   login
   sh $FI_ARM
-  sh rdma link delete $FI_DEV
+  sh (sleep 0.2; rdma link delete $FI_DEV) >/dev/null 2>&1 &
   expect $DOWN ms=15000
 EOF
 
@@ -557,12 +565,19 @@ case_port_disable() {
 	scenario port-disable fs-port-disable
 }
 
-# unplug_runner N: the unplug case, then the device back.
+# link_gone: $RDMA_DEV is no more.
+link_gone() {
+	! rdma link show "$RDMA_DEV" >/dev/null 2>&1
+}
+
+# unplug_runner N: the unplug case, then the device back. The case deletes
+# the device in the background: the deletion waits until srp-hostile,
+# which has the device open, has exited.
 unplug_runner() {
 	local rc=0
 	run_case_step unplug "$FS" "$1" "$CF" fs-unplug -H || rc=$?
-	rdma link show "$RDMA_DEV" >/dev/null 2>&1 ||
-		rdma link add "$RDMA_DEV" type "$SOFT_RDMA_TYPE" netdev "$NETDEV"
+	wait_for 30 link_gone || { echo "unplug step $1: $RDMA_DEV was not deleted" >&2; return 1; }
+	rdma link add "$RDMA_DEV" type "$SOFT_RDMA_TYPE" netdev "$NETDEV"
 	wait_for 20 rdma_port_active "$RDMA_DEV" 1 || { echo "unplug step $1: the device did not come back" >&2; return 1; }
 	wait_for 20 hostile_step fs-health || { echo "unplug step $1: no login after the device came back (step.log)" >&2; return 1; }
 	return "$rc"
