@@ -219,8 +219,9 @@ step_arm_file() {
 # reads that allocate, one call each, until the one at IV fails.
 count_sync() {
 	local a=$1 iv=$2 n=$3 k range
+	# Interval 1 does not advance the counter.
+	((iv > 1)) || { count_set "$a" 0; return 0; }
 	count_set "$a" "$iv"
-	((iv > 1)) || return 0
 	range=$(func_range configfs_read_iter) || die "no configfs_read_iter in /proc/kallsyms"
 	fi_write "$a/probability" 0
 	fi_write "$a/times" 0
@@ -454,6 +455,10 @@ EOF
 # setup: ib_srpt loaded, the target of lib-fault.sh, LBAs 0-63 holding the
 # pattern of seed 7 (the cases' reads compare against it).
 setup() {
+	# after a load sweep that failed half-way
+	srpt_teardown_configfs || true
+	core_teardown || true
+	srpt_unload || die "ib_srpt does not unload"
 	srpt_load "${SRPT_PARAMS[@]}"
 	setup_target
 	fi_text_ranges
