@@ -73,6 +73,9 @@
 #   SRPT_TEST_FAULT_STEP_STRIDE=N   the largest step within a loop
 #   SRPT_TEST_FAULT_STEP_MAX=N      steps per scenario and attribute at
 #                 most (default 400): more fails the scenario
+#   SRPT_TEST_FAULT_STEP_SELFTEST=splat  a WARNING line in the kernel log
+#                 after step 2 of each srp-hostile scenario: its sub-case
+#                 must fail (and the runner's log check the test)
 
 set -euo pipefail
 # shellcheck source=tools/testing/lib.sh
@@ -97,6 +100,7 @@ full)
 *) die "SRPT_TEST_FAULT_STEP must be quick or full, not $MODE" ;;
 esac
 STEP_MAX=${SRPT_TEST_FAULT_STEP_MAX:-400}
+SELFTEST=${SRPT_TEST_FAULT_STEP_SELFTEST:-}
 [[ $STRIDE_MAX =~ ^[1-9][0-9]*$ && $STEP_MAX =~ ^[1-9][0-9]*$ && $STEP_SECS =~ ^[0-9]+$ ]] ||
 	die "SRPT_TEST_FAULT_STEP_STRIDE, _MAX and _SECS must be numbers"
 need_cmd addr2line objdump
@@ -268,6 +272,9 @@ run_case_step() {
 		-i "0x$INIT_ID" -m "$(cat /sys/module/ib_srpt/parameters/srp_max_req_size)" \
 		-t 15000 "$@" "$cf" "$c" >"$OUTD/step.log" 2>&1 || rc=$?
 	fi_write "$a/probability" 0
+	if [[ $SELFTEST == splat ]] && ((n == 2)); then
+		echo "WARNING: 64-fault-step self-test (SRPT_TEST_FAULT_STEP_SELFTEST=splat)" >/dev/kmsg
+	fi
 	step_done "$scen" "$a" "$n" "$iv" "$mark" "$rc"
 }
 
