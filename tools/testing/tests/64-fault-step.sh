@@ -316,10 +316,11 @@ step_done() {
 # step injects nothing. After 3 steps in a row at sites already failed the
 # stride doubles (up to STRIDE_MAX); a jump that lands on a new site, or
 # on nothing, is bisected: between the last step before it (LO) and it
-# (HI), the middle step is tried until they meet, a new site or nothing
-# moving HI, a known site LO; then the steps go on one by one after HI.
+# (HI), the middle step is tried until they meet, a new site, HI's site or
+# nothing moving HI, another known site LO; then the steps go on one by
+# one after HI.
 sweep() {
-	local scen=$1 a=$2 n=1 stride=1 run=0 lo=0 hi=0 steps=0 site new t0=$SECONDS end=""
+	local scen=$1 a=$2 n=1 stride=1 run=0 lo=0 hi=0 steps=0 site new hsite="" t0=$SECONDS end=""
 	shift 2
 	SEEN=()
 	while :; do
@@ -348,8 +349,10 @@ sweep() {
 			new=0
 		fi
 		if ((hi)); then
-			if [[ -z $site ]] || ((new)); then
+			# The site at HI was new when the bisection began.
+			if [[ -z $site || $site == "$hsite" ]] || ((new)); then
 				hi=$n
+				hsite=$site
 			else
 				lo=$n
 			fi
@@ -358,6 +361,7 @@ sweep() {
 		if [[ -z $site ]] || ((new)); then
 			if ((stride > 1 && n - lo > 1)); then
 				hi=$n
+				hsite=$site
 				stride=1
 				run=0
 				continue
