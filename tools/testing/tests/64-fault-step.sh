@@ -316,11 +316,11 @@ step_done() {
 # step injects nothing. After 3 steps in a row at sites already failed the
 # stride doubles (up to STRIDE_MAX); a jump that lands on a new site, or
 # on nothing, is bisected: between the last step before it (LO) and it
-# (HI), the middle step is tried until they meet, a new site, HI's site or
-# nothing moving HI, another known site LO; then the steps go on one by
-# one after HI.
+# (HI), the middle step is tried until they meet, nothing or a site not
+# failed before the jump moving HI, another site LO; then the steps go on
+# one by one after HI.
 sweep() {
-	local scen=$1 a=$2 n=1 stride=1 run=0 lo=0 hi=0 steps=0 site new hsite="" t0=$SECONDS end=""
+	local scen=$1 a=$2 n=1 stride=1 run=0 lo=0 hi=0 steps=0 site new bstart=0 t0=$SECONDS end=""
 	shift 2
 	SEEN=()
 	while :; do
@@ -342,17 +342,16 @@ sweep() {
 		"$@" "$n" || return
 		site=$STEP_SITE
 		if [[ -n $site && -z ${SEEN[$site]:-} ]]; then
-			SEEN[$site]=1
+			SEEN[$site]=$steps
 			echo "$site" >>"$SITES.raw"
 			new=1
 		else
 			new=0
 		fi
 		if ((hi)); then
-			# The site at HI was new when the bisection began.
-			if [[ -z $site || $site == "$hsite" ]] || ((new)); then
+			# A site first failed since the jump, or nothing.
+			if [[ -z $site ]] || ((SEEN[$site] >= bstart)); then
 				hi=$n
-				hsite=$site
 			else
 				lo=$n
 			fi
@@ -361,7 +360,7 @@ sweep() {
 		if [[ -z $site ]] || ((new)); then
 			if ((stride > 1 && n - lo > 1)); then
 				hi=$n
-				hsite=$site
+				bstart=$steps
 				stride=1
 				run=0
 				continue
