@@ -34,8 +34,9 @@
 # all (the debug guest boots with slub_debug=A) but kmemleak_object,
 # kmemleak_scan_area and debug_objects_cache. fail_page_alloc is stepped in
 # the scenarios with data buffers (LIO's target_alloc_sgl() pages); a slab
-# refill it fails is retried by slub at the smallest order, so times=1
-# never fails an allocation there.
+# refill it fails is retried by slub at the smallest order, so with
+# times=1 a slab allocation should not fail there (allocate_slab(), 6.12).
+# tools/testing/fault-step-model.sh checks the stepping on the host.
 #
 # Within the loops (I/O context rings: hundreds of allocations at two
 # sites) stepping every N would take too long under TCG: after 3 steps in
