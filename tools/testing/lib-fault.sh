@@ -251,3 +251,15 @@ fi_sites() {
 		want && /\[ib_srpt\]/ && !/; *\? / { sub(/.*;/, ""); sub(/^ */, ""); sub(/ .*/, ""); print; want = 0 }' \
 		"${1:-$KMSG}" | sort | uniq -c | sort -rn
 }
+
+# case_recovered: the last sub-case of the fault tests: injection off, a
+# fresh login with a WRITE/READ and data compare, and ib_srpt unloads
+# (uses the test's $build, $INIT_ID and $OUTD).
+case_recovered() {
+	fi_off
+	"$build/srp-hostile" -d "$IPV4" -s "$IPV4" -p "$SRP_LOGIN_PORT" -g "$(srpt_guid)" \
+		-i "0x$INIT_ID" -t 15000 "$HOSTILE_DIR/cases.txt" cmd-read10-direct cmd-write10-direct-verify \
+		>>"$OUTD/hostile.log" 2>&1 || { echo "the target did not recover (hostile.log)" >&2; return 1; }
+	srpt_teardown_configfs
+	srpt_unload
+}

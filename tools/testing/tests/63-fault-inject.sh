@@ -178,15 +178,6 @@ case_device_add_nth() {
 	hostile fi-prefill || { echo "the re-added device does not work (hostile.log)" >&2; return 1; }
 }
 
-case_recovered() {
-	fi_off
-	"$build/srp-hostile" -d "$IPV4" -s "$IPV4" -p "$SRP_LOGIN_PORT" -g "$(srpt_guid)" \
-		-i "0x$INIT_ID" -t 15000 "$HOSTILE_DIR/cases.txt" cmd-read10-direct cmd-write10-direct-verify \
-		>>"$OUTD/hostile.log" 2>&1 || { echo "the target did not recover (hostile.log)" >&2; return 1; }
-	srpt_teardown_configfs
-	srpt_unload
-}
-
 # device-add-nth comes before anything makes the device's SRQ (it lives
 # as long as the device), so that configfs-nth's use_srq step makes it.
 for c in login-rej-lost login-session-nomem tmf-nomem tsk-set-nomem device-add-nth configfs-nth random-ring random-srq; do

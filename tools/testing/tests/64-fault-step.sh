@@ -632,17 +632,6 @@ case_dm_mad() {
 	sweep dm-mad "$FS" dm_runner
 }
 
-# The health check after the sweep: a fresh login with data compare, and
-# the module unloads.
-case_recovered() {
-	fi_off
-	"$build/srp-hostile" -d "$IPV4" -s "$IPV4" -p "$SRP_LOGIN_PORT" -g "$(srpt_guid)" \
-		-i "0x$INIT_ID" -t 15000 "$HOSTILE_DIR/cases.txt" cmd-read10-direct cmd-write10-direct-verify \
-		>>"$OUTD/hostile.log" 2>&1 || { echo "the target did not recover (hostile.log)" >&2; return 1; }
-	srpt_teardown_configfs
-	srpt_unload
-}
-
 soft_rdma_setup
 : >"$SITES.raw"
 want_case load && { sub_case load case_load || true; }  # andand: ok want_case picks
