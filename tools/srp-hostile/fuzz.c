@@ -15,6 +15,7 @@
  * batch, and -D prints the steps and the bytes of every IU without a target.
  */
 #include <stdarg.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -713,9 +714,9 @@ static void login_line(int imm, char *out, size_t len)
  * gen_batch: the steps of batch BNO of SEED with IUS IU-sending steps:
  * perhaps a mutated login, the login, then groups of 1 to 16 sends, each
  * followed by a drain that waits until every command is answered, nothing
- * has come for 100 ms, or 2 s have passed.
+ * has come for QUIET ms, or 2 s have passed.
  */
-static void gen_batch(struct batch *b, uint64_t seed, uint64_t bno, int ius)
+static void gen_batch(struct batch *b, uint64_t seed, uint64_t bno, int ius, int quiet)
 {
 	struct rng *g = &b->g;
 	struct gstep *s;
@@ -738,7 +739,7 @@ static void gen_batch(struct batch *b, uint64_t seed, uint64_t bno, int ius)
 		}
 		s = st_new(b, "drain", NULL);
 		st_set(s, "ms", "2000");
-		st_set(s, "quiet", "100");
+		st_set(s, "quiet", "%d", quiet);
 	}
 }
 
@@ -834,6 +835,36 @@ struct run_totals {
 
 static struct run_totals R;
 
+/* Where the time of the run went, in microseconds. */
+struct phase_times {
+	uint64_t login, send, drain, other, health, teardown;
+};
+
+static struct phase_times P;
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* phase_add: the time since T0 (now_us()) to the counter of step NAME */
+static void phase_add(const char *name, uint64_t t0)
+{
+	uint64_t d = now_us() - t0;
+
+	if (!strcmp(name, "login"))
+		P.login += d;
+	else if (!strcmp(name, "send"))
+		P.send += d;
+	else if (!strcmp(name, "drain"))
+		P.drain += d;
+	else
+		P.other += d;
+}
+
 /* at most this many logins are added to a batch whose channel goes down */
 #define MAX_RELOGIN 16
 
@@ -848,14 +879,17 @@ static void exec_line(struct rt *r, const struct gstep *s, const char *text, uin
 		      struct record *rec, uint64_t *sent)
 {
 	char err[1024], name[64];
-	int n = 0, i;
+	uint64_t t0 = now_us();
+	int n = 0, i, ret;
 
 	if (g_cfg.dry)
 		printf("%s\n", text);
 	record_add(rec, text);
 	if (g_cfg.dry && strcmp(s->name, "login") && strcmp(s->name, "send"))
 		return;
-	if (rt_step(r, text, &n, err, sizeof(err))) {
+	ret = rt_step(r, text, &n, err, sizeof(err));
+	phase_add(s->name, t0);
+	if (ret) {
 		R.steps_failed++;
 		vlog("batch %llu: step failed: %s: %s", (unsigned long long)bno, text, err);
 		if (g_cfg.dry)
@@ -893,7 +927,7 @@ static uint64_t run_batch(struct batch *b, uint64_t bno, struct record *rec)
 	struct rt *r = rt_open((int)(bno & 0xffff));
 	struct gstep relogin = { .name = "login" };
 	char text[LINELEN];
-	uint64_t sent = 0;
+	uint64_t sent = 0, t0;
 	int i, relogins = 0;
 
 	rec->n = 0;
@@ -912,7 +946,9 @@ static uint64_t run_batch(struct batch *b, uint64_t bno, struct record *rec)
 		st_text(s, text, sizeof(text));
 		exec_line(r, s, text, bno, rec, &sent);
 	}
+	t0 = now_us();
 	rt_close(r);
+	P.teardown += now_us() - t0;
 	return sent;
 }
 
@@ -938,6 +974,7 @@ static int check_target(uint64_t bno, char *why, size_t wl)
 {
 	void (*hook)(const struct conn *, enum ev_type, const uint8_t *, int) = g_ev_hook;
 	char kerr[1024] = "";
+	uint64_t t0 = now_us();
 	int ret;
 
 	/* the health check's own responses are not counted */
@@ -945,6 +982,7 @@ static int check_target(uint64_t bno, char *why, size_t wl)
 	R.health++;
 	ret = health((int)(bno & 0xffff), why, wl);
 	g_ev_hook = hook;
+	P.health += now_us() - t0;
 	if (kmsg_check(kerr, sizeof(kerr))) {
 		if (ret)
 			snprintf(why + strlen(why), wl - strlen(why), "; %.900s", kerr);
@@ -1004,8 +1042,8 @@ static void print_case(FILE *f, const struct fuzz_opts *fo, uint64_t bno, const 
 	int i;
 
 	fprintf(f, "case fuzz-%llx-%llu\n", (unsigned long long)fo->seed, (unsigned long long)bno);
-	fprintf(f, "  why found by srp-hostile -z 0x%llx -j %llu -b %d -N 1: %s\n",
-		(unsigned long long)fo->seed, (unsigned long long)bno, fo->batch, why);
+	fprintf(f, "  why found by srp-hostile -z 0x%llx -j %llu -b %d -q %d -N 1: %s\n",
+		(unsigned long long)fo->seed, (unsigned long long)bno, fo->batch, fo->quiet, why);
 	for (i = 0; i < rec->n; i++)
 		if (!keep || keep[i])
 			fprintf(f, "  %s\n", rec->line[i]);
@@ -1056,6 +1094,10 @@ static void summary(const struct fuzz_opts *fo, uint64_t t0, int reports)
 	printf("fuzz: steps_failed=%llu relogins=%llu health_checks=%llu seconds=%.1f\n",
 	       (unsigned long long)R.steps_failed, (unsigned long long)R.relogins,
 	       (unsigned long long)R.health, secs);
+	if (!g_cfg.dry)
+		printf("fuzz: seconds in logins=%.1f sends=%.1f drains=%.1f other-steps=%.1f teardown=%.1f health-checks=%.1f\n",
+		       P.login / 1e6, P.send / 1e6, P.drain / 1e6, P.other / 1e6, P.teardown / 1e6,
+		       P.health / 1e6);
 	printf("fuzz: seed=0x%llx ius=%llu batches=%llu ius_per_s=%.0f reports=%d%s\n",
 	       (unsigned long long)fo->seed, (unsigned long long)R.ius,
 	       (unsigned long long)R.batches, secs > 0 ? (double)R.ius / secs : 0.0, reports,
@@ -1083,7 +1125,7 @@ int fuzz_main(const struct fuzz_opts *fo)
 		g_ev_hook = ev_count;
 	}
 	for (bno = fo->first; R.ius < fo->count; bno++) {
-		gen_batch(&b, fo->seed, bno, fo->batch);
+		gen_batch(&b, fo->seed, bno, fo->batch, fo->quiet);
 		sent = run_batch(&b, bno, &rec);
 		R.ius += sent;
 		R.batches++;

@@ -2060,7 +2060,7 @@ static const char *const splat[] = {
 	"WARNING:", "BUG:", "BUG ", "Oops", "general protection fault", "blocked for more than",
 	"KASAN", "UBSAN", "list_add corruption", "list_del corruption", "refcount_t:",
 	"kernel NULL pointer", "stack-protector", "soft lockup", "hard LOCKUP", "Call Trace",
-	"circular locking", "possible recursive locking",
+	"circular locking", "possible recursive locking", "KFENCE:", "suspected memory leak",
 };
 
 void kmsg_open(void)
@@ -2215,12 +2215,14 @@ static void usage(void)
 {
 	fprintf(stderr,
 "usage: srp-hostile [options] CASEFILE [CASE-GLOB...] [!CASE-GLOB...]\n"
-"       srp-hostile [options] -z SEED [-N COUNT] [-b BATCH] [-j FIRST] [-D] [-w FILE]\n"
+"       srp-hostile [options] -z SEED [-N COUNT] [-b BATCH] [-q MS] [-j FIRST] [-D] [-w FILE]\n"
 "  (a case runs when it matches one CASE-GLOB, if any is given, and no !CASE-GLOB)\n"
 "  -z SEED     fuzz: send COUNT mutated IUs generated from SEED, in batches of\n"
 "              BATCH IUs, each followed by the health check (no CASEFILE)\n"
 "  -N COUNT    IUs to send (default 20000)\n"
 "  -b BATCH    IUs per batch (default 100)\n"
+"  -q MS       a drain between groups of IUs ends after MS ms without a\n"
+"              response (default 100)\n"
 "  -j FIRST    start at batch FIRST (batches are generated independently)\n"
 "  -D          dry run: print each batch's steps and IU bytes, send nothing\n"
 "              (no target needed)\n"
@@ -2289,6 +2291,7 @@ static int parse_args(int argc, char **argv, const char **initid, int *list,
 
 	fo->count = 20000;
 	fo->batch = 100;
+	fo->quiet = 100;
 	fo->shrink = 1;
 
 	g_cfg.port = 5555;
@@ -2297,11 +2300,12 @@ static int parse_args(int argc, char **argv, const char **initid, int *list,
 	g_cfg.health = 1;
 	g_cfg.max_req = 0;
 	snprintf(g_cfg.mode, sizeof(g_cfg.mode), "ring");
-	while ((opt = getopt(argc, argv, "d:p:s:g:i:m:t:n:o:M:T:XSFHklvz:N:b:j:Dw:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:g:i:m:t:n:o:M:T:XSFHklvz:N:b:q:j:Dw:")) != -1) {
 		switch (opt) {
 		case 'z': fo->seed = strtoull(optarg, NULL, 0); *fuzz = 1; break;
 		case 'N': fo->count = strtoull(optarg, NULL, 0); break;
 		case 'b': fo->batch = atoi(optarg); break;
+		case 'q': fo->quiet = atoi(optarg); break;
 		case 'j': fo->first = strtoull(optarg, NULL, 0); break;
 		case 'D': g_cfg.dry = 1; break;
 		case 'w': fo->save = optarg; break;

@@ -67,6 +67,7 @@ struct fuzz_opts {
 	uint64_t seed;
 	uint64_t count;         /* IUs to send */
 	int batch;              /* IUs per batch */
+	int quiet;              /* a drain ends after this many ms without a response */
 	uint64_t first;         /* the first batch */
 	int shrink;             /* drop IUs of a failing batch while it fails */
 	const char *save;       /* append the failing batch as a case to this file */
