@@ -464,6 +464,28 @@ EOF
 	((rc == want)) || sed 's/^/    | /' "$dir/log"
 }
 
+# run_fuzz_total: check.sh's fuzz_total adds the IUs of the fuzz lane's
+# NOTE lines (both kernels, both modes) and passes only at FUZZ_TOTAL IUs
+# with no report and no failing sub-result.
+run_fuzz_total() {
+	local dir=$TMP/fuzz-total name body want rc got
+	mkdir -p "$dir/results"
+	while IFS='|' read -r name want body; do
+		printf '%b' "$body" >"$dir/r"
+		rc=0
+		env -u STAGES CI= CHECK_DEBUG=full CHECK_SH_LIB=1 FUZZ_TOTAL=1000 \
+			IB_SRPT_RESULTS="$dir/results" CHECK="$(dirname "$LIB")/check.sh" \
+			bash -c '. "$CHECK"; fuzz_total "$0"' "$dir/r" >/dev/null 2>&1 || rc=$?
+		got="$rc $(grep -E '^(NOTE total|PASS total|FAIL total)' "$dir/r" | tr '\n' ';')"
+		check "fuzz_total: $name" "$want" "$got"
+	done <<'EOF2'
+enough|0 NOTE total: 1000 IUs sent (kasan:200 kasan:200 debian:300 debian:300), 0 reports;PASS total;|PASS kasan/62-fuzz/fuzz-ring\nNOTE kasan 62-fuzz/fuzz-ring: seed=0x1000 ius=200 batches=2 ius_per_s=24 reports=0\nNOTE kasan 62-fuzz/fuzz-srq: seed=0x1001 ius=200 batches=2 ius_per_s=24 reports=0\nNOTE debian 62-fuzz/fuzz-ring: seed=0x2000 ius=300 batches=3 ius_per_s=130 reports=0\nNOTE debian 62-fuzz/fuzz-srq: seed=0x2001 ius=300 batches=3 ius_per_s=130 reports=0\n
+short|1 NOTE total: 999 IUs sent (debian:999), 0 reports;FAIL total;|NOTE debian 62-fuzz/fuzz-ring: seed=0x2000 ius=999 batches=3 ius_per_s=130 reports=0\n
+report|1 NOTE total: 1000 IUs sent (debian:1000), 1 reports;FAIL total;|NOTE debian 62-fuzz/fuzz-ring: seed=0x2000 ius=1000 batches=3 ius_per_s=130 reports=1\n
+failed-sub|1 NOTE total: 1000 IUs sent (debian:1000), 0 reports;FAIL total;|FAIL debian/62-fuzz/fuzz-srq\nNOTE debian 62-fuzz/fuzz-ring: seed=0x2000 ius=1000 batches=3 ius_per_s=130 reports=0\n
+EOF2
+}
+
 # run_test_env: vm.sh's guest env file carries SRPT_TEST_* values whole,
 # blanks, "|" and ";" included, and running it runs none of them.
 run_test_env() {
@@ -479,6 +501,7 @@ run_test_env() {
 
 echo "checking $LIB"
 run_test_env
+run_fuzz_total
 run_kmsg
 run_ktap
 run_boot_report

@@ -185,10 +185,13 @@ args+=("${extra[@]}")
 # What 61-hostile-srq leaves out: logins refused before a channel exists
 # (srpt_cm_req_validate() and the ACL lookup answer them, use_srq is not
 # read), the limits on channels, the log's rate limits and the CM's waits
-# for an RTU. The receive mode plays no part in their outcome; they cost
-# about 60 s (login-connecting-timeout alone 15 s; srq-connecting-* test
-# the connecting state with shared receives).
-SRQ_LEAVE_OUT='!login-iu-len-*,!login-buf-fmt-*,!login-tgt-id-*,!login-opcode-*,!login-pdata-*,!login-init-id-*,!login-no-acl*,!login-port-disabled,!login-reserved-set,!login-flags-*,!login-tag-max,!login-peer-channel-limit,!login-nexus-channel-limit,!login-rej-log-ratelimited,!log-*,!login-single-rtu-never,!login-rtu-delay-io,!login-connecting-timeout'
+# for an RTU; and ABORT TASK SET and CLEAR TASK SET, which choose the
+# commands to abort by nexus and LUN (srpt_tsk_mark_ch()), while
+# tsk-abort-inflight-*, tsk-abort-storm and tsk-lun-reset-* still return
+# aborted commands' shared receives. The receive mode plays no part in
+# their outcome; they cost about 100 s (login-connecting-timeout alone
+# 15 s; srq-connecting-* test the connecting state with shared receives).
+SRQ_LEAVE_OUT='!login-iu-len-*,!login-buf-fmt-*,!login-tgt-id-*,!login-opcode-*,!login-pdata-*,!login-init-id-*,!login-no-acl*,!login-port-disabled,!login-reserved-set,!login-flags-*,!login-tag-max,!login-peer-channel-limit,!login-nexus-channel-limit,!login-rej-log-ratelimited,!log-*,!login-single-rtu-never,!login-rtu-delay-io,!login-connecting-timeout,!tsk-abort-set-*,!tsk-clear-task-set-*'
 sel=${SRPT_TEST_HOSTILE_CASES:-}
 [[ $MODE == srq ]] && sel=${SRPT_TEST_HOSTILE_SRQ_CASES:-${sel:-$SRQ_LEAVE_OUT}}
 IFS=, read -r -a cases <<<"$sel"

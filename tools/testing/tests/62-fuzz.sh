@@ -13,9 +13,10 @@
 # failure prints the seed, the batch and its steps as a case for cases.txt
 # (also kept as fuzz-MODE-case.txt in the test's output directory).
 #
-# make check's guest stage runs it with the defaults below (5,000 IUs
-# per mode, seed 0x62: the same IUs every run, so a failure reproduces);
-# its debug lane runs 2,000 IUs in ring mode. Longer runs and other seeds:
+# make check's guest stage runs it with 2,000 IUs per mode and the seed
+# below (0x62: the same IUs every run, so a failure reproduces); its debug
+# lane runs 2,000 IUs in ring mode; make check-debug 1,000,000 in all
+# (check.sh's debug-fuzz stage). Longer runs and other seeds:
 #   SRPT_TEST_FUZZ_IUS=100000 SRPT_TEST_FUZZ_SEED=7 tools/testing/vm.sh run 62-fuzz
 #
 # Environment (vm.sh passes SRPT_TEST_* into the guest):
@@ -24,7 +25,10 @@
 #   SRPT_TEST_FUZZ_SEED=S         seed of the ring run; the SRQ run uses
 #                                 S+1 (default 0x62; "clock": the time,
 #                                 logged)
-#   SRPT_TEST_FUZZ_BATCH=N        IUs per batch (default 100)
+#   SRPT_TEST_FUZZ_BATCH=N        IUs per batch (default 400)
+#   SRPT_TEST_FUZZ_QUIET=MS       a drain ends after MS ms without a
+#                                 response (srp-hostile -q; default 20:
+#                                 twice the IUs per second of -q 100)
 #   SRPT_TEST_FUZZ_MODES=ring,srq the receive modes to run, in order
 #   SRPT_TEST_FUZZ_ARGS=-v,...    more srp-hostile options, comma separated
 
@@ -37,12 +41,13 @@ need_cmd gcc make
 IUS=${SRPT_TEST_FUZZ_IUS:-5000}
 SEED=${SRPT_TEST_FUZZ_SEED:-0x62}
 [[ $SEED == clock ]] && SEED=$(date +%s)
-BATCH=${SRPT_TEST_FUZZ_BATCH:-100}
+BATCH=${SRPT_TEST_FUZZ_BATCH:-400}
+QUIET=${SRPT_TEST_FUZZ_QUIET:-20}
 IFS=, read -r -a MODES <<<"${SRPT_TEST_FUZZ_MODES:-ring,srq}"
 IFS=, read -r -a EXTRA <<<"${SRPT_TEST_FUZZ_ARGS:-}"
 INIT_ID=0000000000000001000000000000abcd
-[[ $IUS =~ ^[0-9]+$ && $BATCH =~ ^[0-9]+$ && $SEED =~ ^(0x)?[0-9a-fA-F]+$ ]] ||
-	die "SRPT_TEST_FUZZ_IUS, _BATCH and _SEED must be numbers"
+[[ $IUS =~ ^[0-9]+$ && $BATCH =~ ^[0-9]+$ && $QUIET =~ ^[0-9]+$ && $SEED =~ ^(0x)?[0-9a-fA-F]+$ ]] ||
+	die "SRPT_TEST_FUZZ_IUS, _BATCH, _QUIET and _SEED must be numbers"
 
 build=$(mktemp -d /tmp/srp-hostile.XXXXXX)
 hostile_build "$build"
@@ -68,7 +73,7 @@ fuzz_mode() {
 	kmsg_mark "fuzz-$mode"
 	"$build/srp-hostile" -d "$IPV4" -s "$IPV4" -p "$SRP_LOGIN_PORT" -g "$guid" -i "0x$INIT_ID" \
 		-m "$(cat /sys/module/ib_srpt/parameters/srp_max_req_size)" -M "$mode" \
-		-z "$seed" -N "$IUS" -b "$BATCH" -w "$outdir/fuzz-$mode-case.txt" "${EXTRA[@]}" \
+		-z "$seed" -N "$IUS" -b "$BATCH" -q "$QUIET" -w "$outdir/fuzz-$mode-case.txt" "${EXTRA[@]}" \
 		>"$outdir/fuzz-$mode.log" 2>&1 || rc=$?
 	cat "$outdir/fuzz-$mode.log"
 	sum=$(grep '^fuzz: seed=' "$outdir/fuzz-$mode.log" | tail -n 1 || true)

@@ -65,7 +65,7 @@
 #
 # Environment:
 #   SRPT_TEST_FAULT_STEP=quick|full  quick (make check's debug lane):
-#                 load, login-ring, cmd-ring and tmf, failslab only, with
+#                 login-ring and cmd-ring, failslab only, with
 #                 stride up to 64 and 45 s per scenario; full (default,
 #                 make check-debug): all, stride up to 16, no time limit
 #   SRPT_TEST_FAULT_STEP_SECS=S     a scenario's sweep stops (a NOTE says
@@ -87,7 +87,7 @@ set -euo pipefail
 MODE=${SRPT_TEST_FAULT_STEP:-full}
 case $MODE in
 quick)
-	FI_CASES=${SRPT_TEST_FAULT_STEP_CASES:-load,login-ring,cmd-ring,tmf}
+	FI_CASES=${SRPT_TEST_FAULT_STEP_CASES:-login-ring,cmd-ring}
 	STRIDE_MAX=${SRPT_TEST_FAULT_STEP_STRIDE:-64}
 	STEP_SECS=${SRPT_TEST_FAULT_STEP_SECS:-45}
 	PAGE_STEPS=0
