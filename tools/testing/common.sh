@@ -100,15 +100,23 @@ PACKAGES=(build-essential make gcc bc bison flex libelf-dev libssl-dev dwarves
 	python3-docutils dmsetup jq multipath-tools
 	dkms debhelper dh-dkms)
 # More for one target only (make check-ha: resource-agents libxml2-utils
-# drbd-utils).
+# drbd-utils pacemaker pacemaker-cli-utils corosync).
 read -r -a _extra_packages <<<"${EXTRA_PACKAGES:-}"
 PACKAGES+=("${_extra_packages[@]}")
 
+# Packages whose daemons must not run on this host: the HA tests run
+# corosync and Pacemaker in the guests only (which see the host's /), and
+# Debian starts and enables both on installation, corosync with a one-node
+# example configuration.
+HOST_NO_DAEMONS=(corosync pacemaker)
+
 # install_deps: install the missing PACKAGES (apt-get update first; nothing
-# when all are installed).
+# when all are installed). When that installs one of HOST_NO_DAEMONS, a
+# policy-rc.d (unless there is one) keeps its service from starting, and
+# host_daemons_off disables it.
 install_deps() {
-	local -a missing=()
-	local p sudo=
+	local -a missing=() quiet=()
+	local p sudo='' rc=0 policy=/usr/sbin/policy-rc.d made=0
 	for p in "${PACKAGES[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 			missing+=("$p")
@@ -119,7 +127,37 @@ install_deps() {
 	fi
 	echo "installing: ${missing[*]}"
 	((EUID == 0)) || sudo=sudo
+	for p in "${missing[@]}"; do
+		[[ " ${HOST_NO_DAEMONS[*]} " != *" $p "* ]] || quiet+=("$p")
+	done
+	if ((${#quiet[@]})) && [[ ! -e $policy ]]; then
+		printf '#!/bin/sh\n# ib_srpt install_deps: no cluster daemons here\ncase $1 in %s) exit 101 ;; esac\nexit 0\n' \
+			"$(IFS='|'; echo "${quiet[*]}")" | $sudo tee "$policy" >/dev/null || return
+		$sudo chmod 755 "$policy" || return
+		made=1
+	fi
 	$sudo apt-get update -q &&
 		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
-			--no-install-recommends "${missing[@]}"
+			--no-install-recommends "${missing[@]}" || rc=$?
+	((made == 0)) || $sudo rm -f "$policy" || rc=1
+	((${#quiet[@]} == 0)) || host_daemons_off "${quiet[@]}" || rc=1
+	return "$rc"
+}
+
+# host_daemons_off SERVICE...: the services just installed neither run nor
+# start at boot: disabled and stopped under systemd; without it, a daemon
+# that runs anyway (corosync, pacemakerd) is stopped.
+host_daemons_off() {
+	local sudo='' s pid
+	((EUID == 0)) || sudo=sudo
+	if [[ -d /run/systemd/system ]]; then
+		$sudo systemctl disable --now "$@" || return
+	fi
+	for s in "$@"; do
+		[[ $s != pacemaker ]] || s=pacemakerd
+		pid=$(pidof "$s") || continue
+		echo "stopping $s ($pid), started by its installation"
+		# shellcheck disable=SC2086 # one or more PIDs
+		$sudo kill $pid || return
+	done
 }
