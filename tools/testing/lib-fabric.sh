@@ -591,10 +591,15 @@ fabric_fio_summary() {
 	jq -r '.jobs[0] | "error=\(.error) written=\(.write.io_bytes / 1048576 | floor)MiB verified=\(.read.io_bytes / 1048576 | floor)MiB stall_ms=\([.write.clat_ns.max, .read.clat_ns.max] | max / 1000000 | floor)"' "$1"
 }
 
-# fabric_target_teardown: fabric_teardown in the target guest; fails also
-# when ib_srpt is still loaded afterwards.
+# fabric_target_teardown: fabric_teardown in the target guest (in a node
+# of the HA pair Pacemaker and corosync stopped first, if they run:
+# fabric_ha_cluster_stop); fails also when ib_srpt is still loaded
+# afterwards.
 fabric_target_teardown() {
 	local rc=0
+	if pidof pacemakerd corosync >/dev/null; then
+		fabric_ha_cluster_stop || rc=1
+	fi
 	fabric_teardown || rc=1
 	if [[ -d /sys/module/ib_srpt ]]; then
 		echo "ib_srpt still loaded after teardown" >&2
@@ -957,4 +962,260 @@ fabric_ha_paths() {
 # the path DEV so.
 fabric_ha_path_is() {
 	fabric_ha_paths | grep -qx "$1 $2 $3 ${4:-[0-9]*}"
+}
+
+#
+# The HA pair's cluster: corosync and Pacemaker in nodeA and nodeB, over
+# link 3 only. Configuration, logs and state live in the guest's writable
+# overlay (/etc, /var, /run are tmpfs there); the logs are copied to
+# $FABRIC_SHARE/out/<node>/ when the cluster stops.
+#
+
+HA_CLUSTER_LOGDIR=/var/log/ib_srpt-ha
+HA_DRBD_CLONE=ha_drbd-clone
+HA_LU_CLONE=ha_lu0-clone
+# Pacemaker's daemons (pacemakerd starts the others)
+HA_PCMK_DAEMONS="pacemakerd pacemaker-controld pacemaker-schedulerd pacemaker-attrd
+	pacemaker-execd pacemaker-fenced pacemaker-based"
+
+# fabric_ha_corosync_conf KEYFILE: /etc/corosync/corosync.conf and the
+# shared authkey KEYFILE (made once per run, corosync-keygen) as
+# /etc/corosync/authkey: the knet transport over link 3 only (one link,
+# nodeA 10.212.3.1, nodeB 10.212.3.2, encrypted and authenticated with the
+# key), votequorum with two_node (the survivor of a two-node cluster keeps
+# quorum; both must have been up once: wait_for_all, which two_node
+# implies), the token timeout $SRPT_TEST_HA_TOKEN ms (default 3000: a node
+# that stops answering is declared lost after the token timeout plus the
+# consensus timeout, 1.2 times the token, about 6.6 s). The log goes to
+# $HA_CLUSTER_LOGDIR/corosync.log (tmpfs, not the 9p share: corosync writes
+# it from the thread that passes the token).
+fabric_ha_corosync_conf() {
+	mkdir -p /etc/corosync /var/lib/corosync "$HA_CLUSTER_LOGDIR" || return
+	install -m 400 "$1" /etc/corosync/authkey || return
+	cat >/etc/corosync/corosync.conf <<CONF
+totem {
+	version: 2
+	cluster_name: ib_srpt_ha
+	transport: knet
+	crypto_cipher: aes256
+	crypto_hash: sha256
+	token: ${SRPT_TEST_HA_TOKEN:-3000}
+}
+nodelist {
+	node {
+		name: nodeA
+		nodeid: 1
+		ring0_addr: $(fabric_ip 3 nodeA)
+	}
+	node {
+		name: nodeB
+		nodeid: 2
+		ring0_addr: $(fabric_ip 3 nodeB)
+	}
+}
+quorum {
+	provider: corosync_votequorum
+	two_node: 1
+}
+logging {
+	to_logfile: yes
+	logfile: $HA_CLUSTER_LOGDIR/corosync.log
+	to_syslog: no
+	to_stderr: no
+	timestamp: on
+}
+CONF
+}
+
+# fabric_ha_cluster_start KEYFILE: on a node of the pair: corosync
+# (fabric_ha_corosync_conf) and, once it answers, pacemakerd with an empty
+# CIB (Pacemaker's log in $HA_CLUSTER_LOGDIR/pacemaker.log, no syslog).
+# Both run detached from the request, until fabric_ha_cluster_stop.
+fabric_ha_cluster_start() {
+	fabric_ha_corosync_conf "$1" || return
+	# no CIB from an earlier start (the host's directory is empty)
+	rm -f /var/lib/pacemaker/cib/* /var/lib/pacemaker/pengine/* || return
+	install -d -o hacluster -g haclient -m 750 /run/crm || return
+	setsid corosync -f </dev/null >>"$HA_CLUSTER_LOGDIR/corosync.out" 2>&1 &
+	wait_for 60 _fabric_ha_corosync_up ||
+		{ echo "corosync does not answer: $(tail -n 5 "$HA_CLUSTER_LOGDIR/corosync.log")" >&2; return 1; }
+	PCMK_logfile=$HA_CLUSTER_LOGDIR/pacemaker.log PCMK_logfacility=none \
+		setsid pacemakerd </dev/null >>"$HA_CLUSTER_LOGDIR/pacemakerd.out" 2>&1 &
+	wait_for 60 pidof pacemaker-controld >/dev/null ||
+		{ echo "Pacemaker did not start: $(tail -n 5 "$HA_CLUSTER_LOGDIR/pacemakerd.out")" >&2; return 1; }
+}
+
+_fabric_ha_corosync_up() {
+	corosync-cfgtool -s >/dev/null 2>&1
+}
+
+# fabric_ha_cluster_online: true once Pacemaker here sees both nodes online
+# and a DC elected.
+fabric_ha_cluster_online() {
+	local x
+	x=$(crm_mon -1 --output-as=xml 2>/dev/null) || return
+	[[ $x == *'<current_dc present="true"'* ]] || return
+	[[ $(grep -c '<node name="node[AB]" .* online="true"' <<<"$x") == 2 ]]
+}
+
+# fabric_ha_cluster_wait_online SECONDS: wait until fabric_ha_cluster_online.
+fabric_ha_cluster_wait_online() {
+	wait_for "$1" fabric_ha_cluster_online ||
+		{ echo "the cluster is not up within ${1}s:" >&2; crm_mon -1 >&2; return 1; }
+}
+
+# fabric_ha_lu_params: the SRPTarget resource's parameters in the cluster,
+# "name=value" a line: every RDMA port of the node (its GUID-form target
+# port, the one fabric_ha_ra names), LUN 0 on the DRBD device, the unit
+# serial both nodes share, ALUA groups nodeA=1 nodeB=2, and the initiator's
+# addresses on both links as ACLs (a node gets logins on its own link only;
+# with SRPT=stock also the nodes' own addresses, see fabric_target_setup).
+fabric_ha_lu_params() {
+	local acls
+	acls="$(fabric_ip 1 initiator) $(fabric_ip 2 initiator)"
+	[[ $SRPT != stock ]] || acls+=" $(fabric_ip 1 nodeA) $(fabric_ip 2 nodeB)"
+	printf '%s\n' port=all lun=0 "path=$HA_DRBD_DEV" dev_name=ha_lu0 \
+		"vpd_unit_serial=$HA_SERIAL" "allowed_initiators=$acls" tg_pt_gp=ha_gp \
+		"node_ids=nodeA=1 nodeB=2"
+}
+
+# fabric_ha_cib_resources: print the CIB's <resources>: the promotable
+# clone $HA_DRBD_CLONE of ocf:linbit:drbd (resource r0, both instances
+# promoted: promoted-max 2, DRBD dual-primary; notify, which the agent
+# needs) and the promotable clone $HA_LU_CLONE of ocf:ib_srpt:SRPTarget
+# (one instance promoted, ALUA Active/Optimized; the other Standby), both
+# interleaved (an instance depends on the other clone's instance on its own
+# node only).
+fabric_ha_cib_resources() {
+	local kv
+	cat <<XML
+<resources>
+  <clone id="$HA_DRBD_CLONE">
+    <meta_attributes id="$HA_DRBD_CLONE-meta">
+      <nvpair id="$HA_DRBD_CLONE-promotable" name="promotable" value="true"/>
+      <nvpair id="$HA_DRBD_CLONE-promoted-max" name="promoted-max" value="2"/>
+      <nvpair id="$HA_DRBD_CLONE-promoted-node-max" name="promoted-node-max" value="1"/>
+      <nvpair id="$HA_DRBD_CLONE-clone-max" name="clone-max" value="2"/>
+      <nvpair id="$HA_DRBD_CLONE-notify" name="notify" value="true"/>
+      <nvpair id="$HA_DRBD_CLONE-interleave" name="interleave" value="true"/>
+    </meta_attributes>
+    <primitive id="ha_drbd" class="ocf" provider="linbit" type="drbd">
+      <instance_attributes id="ha_drbd-params">
+        <nvpair id="ha_drbd-drbd_resource" name="drbd_resource" value="$HA_DRBD_RES"/>
+      </instance_attributes>
+      <operations>
+        <op id="ha_drbd-monitor-promoted" name="monitor" interval="15s" timeout="20s" role="Promoted"/>
+        <op id="ha_drbd-monitor-unpromoted" name="monitor" interval="16s" timeout="20s" role="Unpromoted"/>
+      </operations>
+    </primitive>
+  </clone>
+  <clone id="$HA_LU_CLONE">
+    <meta_attributes id="$HA_LU_CLONE-meta">
+      <nvpair id="$HA_LU_CLONE-promotable" name="promotable" value="true"/>
+      <nvpair id="$HA_LU_CLONE-promoted-max" name="promoted-max" value="1"/>
+      <nvpair id="$HA_LU_CLONE-promoted-node-max" name="promoted-node-max" value="1"/>
+      <nvpair id="$HA_LU_CLONE-clone-max" name="clone-max" value="2"/>
+      <nvpair id="$HA_LU_CLONE-interleave" name="interleave" value="true"/>
+    </meta_attributes>
+    <primitive id="ha_lu0" class="ocf" provider="ib_srpt" type="SRPTarget">
+      <instance_attributes id="ha_lu0-params">
+XML
+	while read -r kv; do
+		echo "        <nvpair id=\"ha_lu0-${kv%%=*}\" name=\"${kv%%=*}\" value=\"${kv#*=}\"/>"
+	done < <(fabric_ha_lu_params)
+	cat <<XML
+      </instance_attributes>
+      <operations>
+        <op id="ha_lu0-monitor-promoted" name="monitor" interval="10s" timeout="20s" role="Promoted"/>
+        <op id="ha_lu0-monitor-unpromoted" name="monitor" interval="11s" timeout="20s" role="Unpromoted"/>
+      </operations>
+    </primitive>
+  </clone>
+</resources>
+XML
+}
+
+# fabric_ha_cib_constraints: print the CIB's <constraints>: every SRPTarget
+# instance only where DRBD is Primary (a Secondary's device cannot be
+# opened) and started after DRBD's promotion there; the promoted SRPTarget
+# instance preferably on nodeA (score 100), else on nodeB (50; an instance
+# without a promotion score is never promoted: the agent sets none).
+fabric_ha_cib_constraints() {
+	cat <<XML
+<constraints>
+  <rsc_colocation id="ha_lu0-with-drbd-promoted" score="INFINITY" rsc="$HA_LU_CLONE" with-rsc="$HA_DRBD_CLONE" with-rsc-role="Promoted"/>
+  <rsc_order id="ha_drbd-promote-then-ha_lu0" kind="Mandatory" first="$HA_DRBD_CLONE" first-action="promote" then="$HA_LU_CLONE" then-action="start"/>
+  <rsc_location id="ha_lu0-promoted-nodeA" rsc="$HA_LU_CLONE" role="Promoted" node="nodeA" score="100"/>
+  <rsc_location id="ha_lu0-promoted-nodeB" rsc="$HA_LU_CLONE" role="Promoted" node="nodeB" score="50"/>
+</constraints>
+XML
+}
+
+# fabric_ha_cib_load: configure the running cluster (on one node): STONITH
+# off (the test's DRBD fence-peer handler cuts a peer's power instead; see
+# the admin guide for production), no-quorum-policy stop (with two_node the
+# survivor keeps quorum, so it never applies to a node loss), then the
+# resources and constraints above.
+fabric_ha_cib_load() {
+	local d
+	d=$(mktemp -d) || return
+	fabric_ha_cib_resources >"$d/resources.xml" || return
+	fabric_ha_cib_constraints >"$d/constraints.xml" || return
+	crm_attribute -t crm_config -n stonith-enabled -v false || return
+	crm_attribute -t crm_config -n no-quorum-policy -v stop || return
+	cibadmin --replace --scope resources --xml-file "$d/resources.xml" || return
+	cibadmin --replace --scope constraints --xml-file "$d/constraints.xml" || return
+	rm -rf "$d"
+}
+
+# fabric_ha_crm_roles CLONE: print the role of CLONE's instance on each node
+# as Pacemaker's status shows it, "nodeA=ROLE nodeB=ROLE" (Promoted,
+# Unpromoted, Started; "-" for none, as on a node that is gone).
+fabric_ha_crm_roles() {
+	local x n r out=()
+	x=$(crm_mon -1 --output-as=xml 2>/dev/null) || return
+	for n in nodeA nodeB; do
+		r=$(xmllint --xpath "string(//clone[@id='$1']/resource[node/@name='$n']/@role)" - <<<"$x" 2>/dev/null)
+		out+=("$n=${r:--}")
+	done
+	echo "${out[*]}"
+}
+
+# fabric_ha_cluster_stop [SECONDS]: stop Pacemaker (it stops its resources
+# here first: SRPTarget, DRBD) and corosync on this node; after SECONDS
+# (default 120) kill what is left. The logs go to $FABRIC_SHARE/out/<node>/.
+# Nothing to do when neither runs. Fails when something had to be killed.
+fabric_ha_cluster_stop() {
+	local limit=${1:-120} rc=0 pid d
+	if pid=$(pidof pacemakerd); then
+		kill -TERM "$pid"
+		if ! wait_for "$limit" test ! -e "/proc/$pid"; then
+			echo "pacemakerd did not stop within ${limit}s: killed" >&2
+			rc=1
+		fi
+	fi
+	for d in $HA_PCMK_DAEMONS; do
+		pid=$(pidof "$d") || continue
+		echo "$d still runs: killed" >&2
+		kill -KILL $pid
+		rc=1
+	done
+	if pid=$(pidof corosync); then
+		kill -TERM "$pid"
+		wait_for 30 test ! -e "/proc/$pid" ||
+			{ echo "corosync did not stop: killed" >&2; kill -KILL "$pid"; rc=1; }
+	fi
+	if [[ -d $HA_CLUSTER_LOGDIR ]]; then
+		d=$FABRIC_SHARE/out/$(fabric_role)
+		{ mkdir -p "$d" && cp -r "$HA_CLUSTER_LOGDIR/." "$d/"; } || rc=1
+	fi
+	return "$rc"
+}
+
+# fabric_ha_dc: print the name of the cluster's DC (Pacemaker's designated
+# controller, whose scheduler decides), "-" for none.
+fabric_ha_dc() {
+	local dc
+	dc=$(crm_mon -1 --output-as=xml 2>/dev/null | xmllint --xpath 'string(//current_dc/@name)' - 2>/dev/null)
+	echo "${dc:--}"
 }
