@@ -5,11 +5,17 @@
 #
 # The HA pair (three guests, FABRIC_NODES=3; lib-fabric.sh): nodeA and
 # nodeB mirror a RAM disk each with DRBD 8.4 over link 3 (protocol C, both
-# Primary), both export the DRBD device through the resource agent
-# tools/ha/SRPTarget as one LU (same unit serial), nodeA promoted (ALUA
-# group 1 Active/Optimized), nodeB not (group 2 Standby). The initiator logs
-# in to both over links 1 and 2; dm-multipath joins the two paths. Then
-# nodeA's power is cut under fio and nodeB is promoted.
+# Primary) and form a two-node corosync + Pacemaker cluster over link 3
+# (two_node quorum, token 3000 ms, STONITH off: DRBD's fence-peer handler
+# cuts a lost peer's power through the host instead). Pacemaker runs DRBD
+# (ocf:linbit:drbd, promoted on both) and the resource agent
+# tools/ha/SRPTarget (ocf:ib_srpt:SRPTarget): both nodes export the DRBD
+# device as one LU (same unit serial), nodeA's instance promoted (ALUA
+# group 1 Active/Optimized), nodeB's not (group 2 Standby). The initiator
+# logs in to both over links 1 and 2; dm-multipath joins the two paths.
+# Then the promoted instance is moved to nodeB and back under fio, and
+# nodeA's power is cut under fio: Pacemaker promotes nodeB, nothing in the
+# test does.
 #
 #   drbd-connected      both nodes' resources connect over link 3
 #   secondary-refuses   on a Secondary (nodeB, before any promotion): a
@@ -19,42 +25,74 @@
 #   initial-sync        nodeA made Primary (--force): the full resync to
 #                       nodeB ends with UpToDate/UpToDate (time and rate in
 #                       a NOTE line)
-#   dual-primary        nodeB Primary too: Primary/Primary on both
-#   agents              the agent started on both nodes, promoted on nodeA:
-#                       monitor 8 on nodeA, 0 on nodeB
+#   cluster             nodeA Secondary again; corosync and Pacemaker
+#                       started on both nodes (a new authkey for each run,
+#                       out/10-ha-drbd.d/authkey), both online with a DC;
+#                       the CIB loaded (lib-fabric.sh fabric_ha_cib_load):
+#                       crm_mon shows DRBD promoted on both nodes, the
+#                       agent promoted on nodeA and unpromoted on nodeB.
+#                       A NOTE line has the seconds until both nodes were
+#                       online (up_s) and until the resources were
+#                       (res_s), and each guest's used/available memory
+#                       in MiB (free -m) with all of it running
+#   dual-primary        Primary/Primary on both (Pacemaker promoted DRBD)
+#   agents              the agent's monitor on each node: 8 on nodeA, 0 on
+#                       nodeB, as crm_mon on nodeB shows them
 #   mpath-alua          one multipath device, two path groups: nodeA's path
 #                       active ready (ALUA priority 50), nodeB's ghost
 #                       (standby, priority 1); REPORT TARGET PORT GROUPS
 #                       through nodeA's path "1 0 1" (group 1 A/O, PREF),
 #                       through nodeB's "2 2 0" (group 2 Standby); 5 s of
 #                       fio with verification pass
+#   switchover          fio with verification for SRPT_TEST_HA_SWITCH_SECS
+#                       s (default 40); after 5 s "crm_resource --move
+#                       --promoted --node nodeB": crm_mon shows the agent
+#                       promoted on nodeB only, nodeB's path active ready
+#                       50 and nodeA's ghost, RTPG through nodeB's path
+#                       "2 0 1", fio without I/O or verify error
+#   switchback          the same with "crm_resource --clear --promoted":
+#                       back to nodeA (location preference), the paths as
+#                       after mpath-alua. Both with a NOTE line: fio's
+#                       stall, the seconds from the command to crm_mon's
+#                       new roles (promoted_s) and to the paths' (io_s).
+#                       SRPT_TEST_HA_SWITCHOVER=0 leaves both out
 #   kill-nodeA          fio with crc32c verification on the multipath
 #                       device; after 10 s nodeA's QEMU quits (power cut);
-#                       SRPT_TEST_HA_PROMOTE_DELAY s later (default 5: what
-#                       corosync's token and consensus timeouts take) the
-#                       test promotes the agent on nodeB, as Pacemaker
-#                       would (no Pacemaker runs here); then: fio ends with
-#                       no I/O error and no verify error, nodeB's path is
-#                       active ready with priority 50, nodeA's failed,
-#                       RTPG through nodeB's path "2 0 1", nodeB's DRBD
-#                       Primary, UpToDate, peer unknown or outdated (the
-#                       fence-peer handler tools/testing/ha-fence-peer.sh
-#                       found nodeA dead), and DRBD was connected right
-#                       before the power cut. A NOTE line has
-#                       fio's stall (longest completion latency) and the
-#                       seconds from the power cut to nodeB's promotion
-#                       (promoted_s), to its path active and ready in
+#                       corosync on nodeB declares nodeA lost after the
+#                       token and consensus timeouts (about 6.6 s) and
+#                       Pacemaker promotes the agent on nodeB (crm_mon on
+#                       nodeB polled); then: fio ends with no I/O error and
+#                       no verify error, the agent's monitor on nodeB 8,
+#                       nodeB's path active ready with priority 50,
+#                       nodeA's failed, RTPG through nodeB's path "2 0 1",
+#                       crm_mon on nodeB shows both clones promoted on
+#                       nodeB and nothing on nodeA, nodeB's DRBD Primary,
+#                       UpToDate, peer unknown or outdated (the fence-peer
+#                       handler tools/testing/ha-fence-peer.sh found nodeA
+#                       dead), and DRBD was connected right before the
+#                       power cut. A NOTE line has fio's stall (longest
+#                       completion latency), the seconds from the power
+#                       cut to crm_mon showing nodeB promoted
+#                       (promoted_s), to nodeB's path active and ready in
 #                       multipathd (b_io_s), and in the kernel log to
-#                       dm-multipath failing nodeA's path (kfail_s) and
-#                       to nodeB's disk seeing its new ALUA state
-#                       (kb_state_s)
+#                       dm-multipath failing nodeA's path (kfail_s) and to
+#                       nodeB's disk seeing its new ALUA state
+#                       (kb_state_s); and which node was the DC (dc=)
 #   logout              multipathd stopped, both logins ended (nodeA's
 #                       toward a dead node: with the hung-task limit at
 #                       120 s, see case_logout), nodeB has no channel left
+#   cluster-stop        Pacemaker and corosync stopped on nodeB, which
+#                       stops the agent (its LU gone) and DRBD (down)
+#                       first; the seconds in a NOTE line
 #
 # SRPT_TEST_HA_FIO_SECS (default 60) is the length of the fio run of
-# kill-nodeA. The test kills nodeA: the runner tears down only nodeB
-# (where ib_srpt must unload); nodeA's kernel log is out/nodeA/dmesg.log.
+# kill-nodeA, SRPT_TEST_HA_TOKEN (default 3000) corosync's token timeout
+# in ms. The cluster's daemons are stopped on exit (also after a failure;
+# the nodes' teardown stops them too), their logs copied to
+# out/<node>/ (corosync.log, pacemaker.log). The test kills nodeA: the
+# runner tears down only nodeB (where ib_srpt must unload); nodeA's kernel
+# log is out/nodeA/dmesg.log. Pacemaker missing skips the test, and fails
+# it under CI=true.
 # "named-only": run it with "vm.sh fabric 10-ha-drbd" or make check-ha.
 
 # shellcheck disable=SC2317 # the case functions run through sub_case
@@ -64,7 +102,8 @@ set -euo pipefail
 # shellcheck source=tools/testing/lib-fabric.sh
 . "$(dirname "$0")/../lib-fabric.sh"
 
-need_cmd multipathd multipath fio jq sg_rtpg
+need_cmd multipathd multipath fio jq sg_rtpg corosync corosync-keygen corosync-cfgtool pacemakerd \
+	cibadmin crm_mon crm_resource crm_attribute xmllint
 [[ $FABRIC_NODES == 3 ]] || die "this test needs the three-guest fabric (FABRIC_NODES=3)"
 STATE=$(mktemp -d)
 OUTD=$(test_out_dir)
@@ -102,8 +141,57 @@ case_initial_sync() {
 	echo "NOTE initial-sync: $mib MiB in ${secs}s ($((mib / (secs ? secs : 1))) MiB/s) over link 3" >>"$SUBRESULTS"
 }
 
+# crm_roles_are ROLE CLONE WANT: Pacemaker's status on ROLE shows CLONE's
+# instances as WANT ("nodeA=Promoted nodeB=Unpromoted", fabric_ha_crm_roles).
+crm_roles_are() {
+	[[ $(fabric_on "$1" -t 60 fabric_ha_crm_roles "$2") == "$3" ]]
+}
+
+# wait_roles SECONDS ROLE CLONE WANT: wait until crm_roles_are ROLE CLONE WANT.
+wait_roles() {
+	wait_for "$1" crm_roles_are "$2" "$3" "$4" && return 0
+	echo "$3 on $2's crm_mon: $(fabric_on "$2" -t 60 fabric_ha_crm_roles "$3"), want $4 within ${1}s" >&2
+	fabric_on "$2" -t 60 crm_mon -1 -r >&2
+	return 1
+}
+
+# mem_used ROLE: print ROLE's used and available memory in MiB ("U/A").
+mem_used() {
+	fabric_on "$1" -t 30 free -m | awk '$1 == "Mem:" { print $3 "/" $7 }'
+}
+
+# The cluster: DRBD handed over to Pacemaker Secondary on both nodes,
+# corosync and Pacemaker started on both, the CIB loaded on nodeA; then
+# Pacemaker promotes DRBD on both nodes and starts the agent on both,
+# promoted on nodeA. A NOTE line has the seconds until both nodes were
+# online with a DC (up_s), until the resources were as wanted (res_s), and
+# each node's used/available memory in MiB with everything running.
+case_cluster() {
+	local t0=$SECONDS t_up t_res pa pb rc=0
+	on nodeA ha_drbdadm secondary "$HA_DRBD_RES"
+	on nodeA fabric_ha_drbd_wait 30 '^cs:Connected ro:Secondary/Secondary ds:UpToDate/UpToDate' >&2
+	corosync-keygen -k "$OUTD/authkey" >&2
+	on nodeA fabric_ha_cluster_start "$OUTD/authkey" >&2 &
+	pa=$!
+	on nodeB fabric_ha_cluster_start "$OUTD/authkey" >&2 &
+	pb=$!
+	wait "$pa" || rc=1
+	wait "$pb" || rc=1
+	((rc == 0)) || return 1
+	on nodeA fabric_ha_cluster_wait_online 240 >&2
+	t_up=$((SECONDS - t0))
+	log "both nodes online after ${t_up}s, DC $(on nodeA fabric_ha_dc)"
+	on nodeA fabric_ha_cib_load >&2
+	wait_roles 300 nodeA "$HA_DRBD_CLONE" "nodeA=Promoted nodeB=Promoted"
+	wait_roles 300 nodeA "$HA_LU_CLONE" "nodeA=Promoted nodeB=Unpromoted"
+	t_res=$((SECONDS - t0))
+	on nodeB fabric_ha_crm_roles "$HA_LU_CLONE" >&2
+	log "resources as wanted after ${t_res}s"
+	echo "NOTE cluster: up_s=$t_up res_s=$t_res mem_MiB_used/avail nodeA=$(mem_used nodeA) nodeB=$(mem_used nodeB) initiator=$(free -m | awk '$1 == "Mem:" { print $3 "/" $7 }')" >>"$SUBRESULTS"
+}
+
+# DRBD Primary on both nodes: Pacemaker promoted it (promoted-max 2).
 case_dual_primary() {
-	on nodeB ha_drbdadm primary "$HA_DRBD_RES"
 	on nodeB fabric_ha_drbd_wait 30 '^cs:Connected ro:Primary/Primary ds:UpToDate/UpToDate'
 	on nodeA fabric_ha_drbd_wait 30 '^cs:Connected ro:Primary/Primary ds:UpToDate/UpToDate'
 }
@@ -116,12 +204,12 @@ ra() {
 	log "SRPTarget $2 on $1: $rc"
 }
 
+# The agent as Pacemaker started it: its monitor on each node (run here
+# with the node's parameters) agrees with crm_mon on both nodes.
 case_agents() {
-	ra nodeA start 0
-	ra nodeB start 0
-	ra nodeA promote 0
 	ra nodeA monitor 8
 	ra nodeB monitor 0
+	expect "crm_mon on nodeB" "$(on nodeB fabric_ha_crm_roles "$HA_LU_CLONE")" "nodeA=Promoted nodeB=Unpromoted"
 }
 
 # mpath_alua_ready: nodeA's path active and ready, nodeB's a ghost.
@@ -192,10 +280,78 @@ kill_times() {
 		}'
 }
 
-case_kill_nodeA() {
-	local mp pid t0 ktimes t_io=- t_prom=- sum rc=0 secs=${SRPT_TEST_HA_FIO_SECS:-60}
-	local delay=${SRPT_TEST_HA_PROMOTE_DELAY:-5}
+# b_io_a_ghost: nodeB's path active, ready and Active/Optimized (priority
+# 50), nodeA's a ghost (Standby, priority 1).
+b_io_a_ghost() {
+	fabric_ha_path_is "$(cat "$STATE/dB")" active ready 50 &&
+		fabric_ha_path_is "$(cat "$STATE/dA")" active ghost 1
+}
+
+# planned NAME ROLES OK DISK RTPG CMD...: a planned switch-over under
+# fio with verification on the multipath device ($SRPT_TEST_HA_SWITCH_SECS
+# s, default 40): after 5 s CMD (crm_resource) runs on nodeA; Pacemaker's
+# status must show the agent's clone as ROLES and multipathd's paths OK
+# (a function) within 120 s each, fio end with no I/O or verify error, and
+# REPORT TARGET PORT GROUPS through the disk named in $STATE/DISK print
+# RTPG. A NOTE line has fio's summary (its stall) and the seconds from CMD
+# to ROLES (promoted_s) and to OK (io_s).
+planned() {
+	local name=$1 roles=$2 ok=$3 disk=$4 rtpg=$5 mp pid t0 t_prom=- t_io=- sum rc=0
+	local secs=${SRPT_TEST_HA_SWITCH_SECS:-40}
+	shift 5
 	mp=$(cat "$STATE/mp")
+	fabric_fio_verify "$mp" "$secs" "$OUTD/fio-$name.json" >"$OUTD/fio-$name.err" 2>&1 &
+	pid=$!
+	sleep 5
+	kill -0 "$pid" || { echo "fio ended early: $(tail -n 5 "$OUTD/fio-$name.err")" >&2; return 1; }
+	fabric_mark FAULT "$name down"
+	t0=$SECONDS
+	on nodeA "$@" >&2 || rc=1
+	if wait_roles 120 nodeA "$HA_LU_CLONE" "$roles"; then
+		t_prom=$((SECONDS - t0))
+	else
+		rc=1
+	fi
+	if wait_for 120 "$ok"; then
+		t_io=$((SECONDS - t0))
+	else
+		echo "paths not $ok: $(fabric_ha_paths | tr '\n' ';')" >&2
+		rc=1
+	fi
+	wait "$pid" || { echo "fio failed: $(tail -n 5 "$OUTD/fio-$name.err")" >&2; rc=1; }
+	sum=$(fabric_fio_summary "$OUTD/fio-$name.json") || { echo "no fio report" >&2; return 1; }
+	multipath -ll >&2 || true
+	log "$name: $sum; roles ${t_prom}s, paths ${t_io}s after '$*'"
+	echo "NOTE $name: $sum promoted_s=$t_prom io_s=$t_io" >>"$SUBRESULTS"
+	[[ $sum == error=0\ * ]] || { echo "fio reported an error" >&2; rc=1; }
+	expect "RTPG through $disk" "$(fabric_ha_rtpg "/dev/$(cat "$STATE/$disk")")" "$rtpg" || rc=1
+	return "$rc"
+}
+
+# Pacemaker moves the promoted instance to nodeB (a location constraint
+# of score INFINITY for the Promoted role, cli-prefer-*): nodeA's demoted
+# first, then nodeB's promoted.
+case_switchover() {
+	planned switchover "nodeA=Unpromoted nodeB=Promoted" b_io_a_ghost dB "2 0 1" \
+		crm_resource --move -r "$HA_LU_CLONE" --promoted --node nodeB
+}
+
+# That constraint removed: the location preference (nodeA 100, nodeB 50)
+# takes the promoted instance back to nodeA.
+case_switchback() {
+	planned switchback "nodeA=Promoted nodeB=Unpromoted" mpath_alua_ready dA "1 0 1" \
+		crm_resource --clear -r "$HA_LU_CLONE" --promoted
+}
+
+# b_promoted: Pacemaker's status on nodeB shows the agent promoted there.
+b_promoted() {
+	[[ $(fabric_on nodeB -t 30 fabric_ha_crm_roles "$HA_LU_CLONE") == *" nodeB=Promoted" ]]
+}
+
+case_kill_nodeA() {
+	local mp pid t0 ktimes t_io=- t_prom=- sum dc rc=0 secs=${SRPT_TEST_HA_FIO_SECS:-60}
+	mp=$(cat "$STATE/mp")
+	dc=$(on nodeB fabric_ha_dc)
 	fabric_fio_verify "$mp" "$secs" "$OUTD/fio-kill.json" >"$OUTD/fio-kill.err" 2>&1 &
 	pid=$!
 	sleep 10
@@ -206,15 +362,19 @@ case_kill_nodeA() {
 	fabric_mark FAULT "kill-nodeA down"
 	t0=$SECONDS
 	fabric_kill nodeA >&2
-	log "nodeA killed"
-	# What Pacemaker would do (none runs in this test): corosync sees
-	# nodeA gone after its token and consensus timeouts, and Pacemaker
-	# promotes the agent's clone on nodeB, the only node left.
-	sleep "$delay"
-	log "promoting nodeB (the test, in Pacemaker's place)"
+	log "nodeA killed (DC was $dc); waiting for Pacemaker to promote nodeB"
+	# corosync on nodeB declares nodeA lost (token and consensus
+	# timeouts), Pacemaker (STONITH off: a lost node counts as down)
+	# promotes the agent's clone on nodeB, the only node left
+	if wait_for 120 b_promoted; then
+		t_prom=$((SECONDS - t0))
+		log "Pacemaker promoted nodeB ${t_prom}s after the power cut"
+	else
+		echo "Pacemaker did not promote nodeB within 120s:" >&2
+		on nodeB crm_mon -1 -r >&2
+		rc=1
+	fi
 	fabric_mark FAULT "kill-nodeA up"
-	ra nodeB promote 0 || rc=1
-	t_prom=$((SECONDS - t0))
 	ra nodeB monitor 8 || rc=1
 	if wait_for 120 b_takes_io; then
 		t_io=$((SECONDS - t0))
@@ -228,11 +388,13 @@ case_kill_nodeA() {
 	ktimes=$(kill_times "$(cat "$STATE/dB")")
 	multipath -ll >&2 || true
 	fabric_ha_paths >&2
-	log "kill-nodeA: $sum; nodeB promoted ${t_prom}s and its path active/ready ${t_io}s after the power cut; kernel: $ktimes"
-	echo "NOTE kill-nodeA: $sum promoted_s=$t_prom b_io_s=$t_io $ktimes" >>"$SUBRESULTS"
+	log "kill-nodeA: $sum; Pacemaker promoted nodeB ${t_prom}s and its path was active/ready ${t_io}s after the power cut; kernel: $ktimes"
+	echo "NOTE kill-nodeA: $sum promoted_s=$t_prom b_io_s=$t_io $ktimes dc=$dc" >>"$SUBRESULTS"
 	[[ $sum == error=0\ * ]] || { echo "fio reported an error" >&2; rc=1; }
 	a_failed || { echo "nodeA's path is not failed: $(fabric_ha_paths | tr '\n' ';')" >&2; rc=1; }
 	expect "RTPG through nodeB's path" "$(fabric_ha_rtpg "/dev/$(cat "$STATE/dB")")" "2 0 1" || rc=1
+	expect "crm_mon on nodeB, SRPTarget" "$(on nodeB fabric_ha_crm_roles "$HA_LU_CLONE")" "nodeA=- nodeB=Promoted" || rc=1
+	expect "crm_mon on nodeB, DRBD" "$(on nodeB fabric_ha_crm_roles "$HA_DRBD_CLONE")" "nodeA=- nodeB=Promoted" || rc=1
 	# (Outdated: the fence-peer handler saw nodeA dead, STONITH done)
 	on nodeB fabric_ha_drbd_wait 10 '^cs:WFConnection ro:Primary/Unknown ds:UpToDate/(DUnknown|Outdated)' >&2 || rc=1
 	log "nodeB's fence-peer handler: $(tr '\n' ';' <"$FABRIC_SHARE/out/nodeB/fence-peer.log" 2>/dev/null)"
@@ -254,6 +416,28 @@ case_logout() {
 	echo "$old" >/proc/sys/kernel/hung_task_timeout_secs
 	log "both logouts took $((SECONDS - t0))s"
 	fabric_wait_target_channels_on nodeB 0 30
+}
+
+# Pacemaker and corosync stopped on nodeB: Pacemaker stops the agent
+# (its LU gone from configfs) and DRBD (down) first. The seconds it took in
+# a NOTE line.
+case_cluster_stop() {
+	local t0=$SECONDS t
+	on nodeB fabric_ha_cluster_stop 150 >&2
+	t=$((SECONDS - t0))
+	log "cluster stopped on nodeB in ${t}s"
+	echo "NOTE cluster-stop: nodeB in ${t}s" >>"$SUBRESULTS"
+	on nodeB test ! -e "$CFS/core/iblock_0/ha_lu0"
+	on nodeB fabric_ha_drbd_wait 1 '^$' >&2
+}
+
+# stop_clusters: on exit, also after a failure: fabric_ha_cluster_stop on
+# every node that was not killed (nothing when it stopped already).
+stop_clusters() {
+	local r
+	for r in nodeA nodeB; do
+		fabric_dead "$r" || fabric_on "$r" -t 200 fabric_ha_cluster_stop 150 >&2 || true
+	done
 }
 
 # channels_are ROLE N: ROLE's target has N connected channels.
@@ -279,12 +463,21 @@ wait "$pb" || rc=1
 ((rc == 0)) || die "node setup failed: $(tail -n 3 "$OUTD"/setup-node*.log)"
 fabric_rdma_setup || die "soft-RoCE setup failed"
 
+trap stop_clusters EXIT
 sub_case drbd-connected case_connected || die "DRBD does not connect"
 sub_case secondary-refuses case_secondary_refuses || true
 sub_case initial-sync case_initial_sync || die "no initial sync"
+sub_case cluster case_cluster || die "the cluster did not come up"
 sub_case dual-primary case_dual_primary || die "not dual-primary"
 sub_case agents case_agents || die "the agents did not start"
 sub_case mpath-alua case_mpath_alua || die "no multipath device"
+if [[ ${SRPT_TEST_HA_SWITCHOVER:-1} == 1 ]]; then
+	sub_case switchover case_switchover || true
+	sub_case switchback case_switchback || true
+	crm_roles_are nodeA "$HA_LU_CLONE" "nodeA=Promoted nodeB=Unpromoted" && mpath_alua_ready ||
+		die "not back on nodeA after the switch-overs"
+fi
 sub_case kill-nodeA case_kill_nodeA || true
 sub_case logout case_logout || true
+sub_case cluster-stop case_cluster_stop || true
 sub_exit
