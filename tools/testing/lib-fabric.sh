@@ -1036,6 +1036,8 @@ fabric_ha_cluster_start() {
 	# no CIB from an earlier start (the host's directory is empty)
 	rm -f /var/lib/pacemaker/cib/* /var/lib/pacemaker/pengine/* || return
 	install -d -o hacluster -g haclient -m 750 /run/crm || return
+	# the daemons that run as hacluster append to it
+	install -o hacluster -g haclient -m 660 /dev/null "$HA_CLUSTER_LOGDIR/pacemaker.log" || return
 	setsid corosync -f </dev/null >>"$HA_CLUSTER_LOGDIR/corosync.out" 2>&1 &
 	wait_for 60 _fabric_ha_corosync_up ||
 		{ echo "corosync does not answer: $(tail -n 5 "$HA_CLUSTER_LOGDIR/corosync.log")" >&2; return 1; }

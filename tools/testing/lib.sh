@@ -1170,7 +1170,7 @@ teardown_all() {
 	# DRBD (the HA pair's tests) holds its lower RAM disk
 	if [[ -d /sys/module/drbd ]]; then
 		# (unless Pacemaker's DRBD agent took it down already)
-		if [[ -f $DRBD_TEST_CONF ]] && grep -q '^ *[0-9]*: cs:' /proc/drbd; then
+		if [[ -f $DRBD_TEST_CONF ]] && grep -q '^ *[0-9]*: cs:[^U]' /proc/drbd; then
 			drbdadm down all || rc=1
 		fi
 		rmmod drbd || rc=1

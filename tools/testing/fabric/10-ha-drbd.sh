@@ -428,7 +428,7 @@ case_cluster_stop() {
 	log "cluster stopped on nodeB in ${t}s"
 	echo "NOTE cluster-stop: nodeB in ${t}s" >>"$SUBRESULTS"
 	on nodeB test ! -e "$CFS/core/iblock_0/ha_lu0"
-	on nodeB fabric_ha_drbd_wait 1 '^$' >&2
+	on nodeB fabric_ha_drbd_wait 1 '^(cs:Unconfigured.*)?$' >&2
 }
 
 # stop_clusters: on exit, also after a failure: fabric_ha_cluster_stop on
