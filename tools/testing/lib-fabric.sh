@@ -1047,6 +1047,7 @@ fabric_ha_cluster_start() {
 		{ echo "Pacemaker did not start: $(tail -n 5 "$HA_CLUSTER_LOGDIR/pacemakerd.out")" >&2; return 1; }
 }
 
+# _fabric_ha_corosync_up: true once corosync answers here.
 _fabric_ha_corosync_up() {
 	corosync-cfgtool -s >/dev/null 2>&1
 }

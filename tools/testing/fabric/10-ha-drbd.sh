@@ -170,6 +170,7 @@ case_cluster() {
 	local t0=$SECONDS t_up t_res pa pb rc=0
 	on nodeA ha_drbdadm secondary "$HA_DRBD_RES"
 	on nodeA fabric_ha_drbd_wait 30 '^cs:Connected ro:Secondary/Secondary ds:UpToDate/UpToDate' >&2
+	rm -f "$OUTD/authkey"
 	corosync-keygen -k "$OUTD/authkey" >&2
 	on nodeA fabric_ha_cluster_start "$OUTD/authkey" >&2 &
 	pa=$!
