@@ -1088,7 +1088,9 @@ fabric_ha_lu_params() {
 # needs) and the promotable clone $HA_LU_CLONE of ocf:ib_srpt:SRPTarget
 # (one instance promoted, ALUA Active/Optimized; the other Standby), both
 # interleaved (an instance depends on the other clone's instance on its own
-# node only).
+# node only). Every operation has its timeout: Pacemaker's default is 20 s
+# (not the agent's meta-data), and in a run the agent's start in a TCG
+# guest took longer (then Pacemaker banned the node).
 fabric_ha_cib_resources() {
 	local kv
 	cat <<XML
@@ -1107,8 +1109,13 @@ fabric_ha_cib_resources() {
         <nvpair id="ha_drbd-drbd_resource" name="drbd_resource" value="$HA_DRBD_RES"/>
       </instance_attributes>
       <operations>
-        <op id="ha_drbd-monitor-promoted" name="monitor" interval="15s" timeout="20s" role="Promoted"/>
-        <op id="ha_drbd-monitor-unpromoted" name="monitor" interval="16s" timeout="20s" role="Unpromoted"/>
+        <op id="ha_drbd-start" name="start" interval="0s" timeout="240s"/>
+        <op id="ha_drbd-stop" name="stop" interval="0s" timeout="100s"/>
+        <op id="ha_drbd-promote" name="promote" interval="0s" timeout="90s"/>
+        <op id="ha_drbd-demote" name="demote" interval="0s" timeout="90s"/>
+        <op id="ha_drbd-notify" name="notify" interval="0s" timeout="90s"/>
+        <op id="ha_drbd-monitor-promoted" name="monitor" interval="15s" timeout="60s" role="Promoted"/>
+        <op id="ha_drbd-monitor-unpromoted" name="monitor" interval="16s" timeout="60s" role="Unpromoted"/>
       </operations>
     </primitive>
   </clone>
@@ -1129,8 +1136,12 @@ XML
 	cat <<XML
       </instance_attributes>
       <operations>
-        <op id="ha_lu0-monitor-promoted" name="monitor" interval="10s" timeout="20s" role="Promoted"/>
-        <op id="ha_lu0-monitor-unpromoted" name="monitor" interval="11s" timeout="20s" role="Unpromoted"/>
+        <op id="ha_lu0-start" name="start" interval="0s" timeout="120s"/>
+        <op id="ha_lu0-stop" name="stop" interval="0s" timeout="120s"/>
+        <op id="ha_lu0-promote" name="promote" interval="0s" timeout="60s"/>
+        <op id="ha_lu0-demote" name="demote" interval="0s" timeout="60s"/>
+        <op id="ha_lu0-monitor-promoted" name="monitor" interval="10s" timeout="60s" role="Promoted"/>
+        <op id="ha_lu0-monitor-unpromoted" name="monitor" interval="11s" timeout="60s" role="Unpromoted"/>
       </operations>
     </primitive>
   </clone>
