@@ -911,7 +911,7 @@ main() {
 	fi
 	local debug_ok=0
 	if want_debug_stage debug-kernel || want_debug_stage debug ||
-		want_debug_stage debug-siw; then
+		want_debug_stage debug-siw || want_debug_stage debug-fuzz; then
 		stage debug-kernel debug_kernel && debug_ok=1  # andand: ok the verdict is recorded, debug_ok keeps it
 	fi
 	local dkms_pid=
