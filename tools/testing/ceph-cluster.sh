@@ -381,30 +381,33 @@ do_start() {
 # client a test left there) and to the daemons of the pid files; SIGKILL to
 # what is left after CEPH_STOP_TIMEOUT; then the namespace and run/ go.
 do_stop() {
-	local ns pids=() f p i
+	local ns f p i
+	local -A name=()
 	ns=$(ns_name)
 	if [[ -n $ns ]]; then
-		mapfile -t pids < <(ip netns pids "$ns" 2>/dev/null || true)
+		for p in $(ip netns pids "$ns" 2>/dev/null || true); do
+			name[$p]="pid $p ($(cat "/proc/$p/comm" 2>/dev/null || echo ?))"
+		done
 	fi
 	for f in "$RUN"/*.pid; do
 		[[ -e $f ]] || continue
 		p=$(cat "$f" 2>/dev/null) || continue
-		[[ -n $p ]] && pids+=("$p") # andand: ok an empty file adds nothing
+		[[ -z $p ]] || name[$p]="$(basename "$f" .pid) (pid $p)"
 	done
-	if ((${#pids[@]})); then
-		kill -TERM "${pids[@]}" 2>/dev/null || true
+	if ((${#name[@]})); then
+		kill -TERM "${!name[@]}" 2>/dev/null || true
 		for ((i = 0; i < CEPH_STOP_TIMEOUT * 10; i++)); do
-			kill -0 "${pids[@]}" 2>/dev/null || break
+			kill -0 "${!name[@]}" 2>/dev/null || break
 			sleep 0.1
 		done
-		for p in "${pids[@]}"; do
+		for p in "${!name[@]}"; do
 			if kill -0 "$p" 2>/dev/null; then
-				log "pid $p still runs after ${CEPH_STOP_TIMEOUT}s: SIGKILL"
+				log "${name[$p]} still runs ${CEPH_STOP_TIMEOUT}s after SIGTERM: SIGKILL"
 				kill -KILL "$p" 2>/dev/null || true
 			fi
 		done
 		for ((i = 0; i < 100; i++)); do
-			kill -0 "${pids[@]}" 2>/dev/null || break
+			kill -0 "${!name[@]}" 2>/dev/null || break
 			sleep 0.1
 		done
 	fi
