@@ -55,18 +55,19 @@
 # CEPH_IMAGE_FEATURES (default "layering": exclusive-lock, object-map and
 # fast-diff left out, so that two gateways can map it at once without a
 # lock owner; krbd of 6.12 supports all of them). cephx on; insecure
-# global_id reclaim off (krbd of 6.12 does secure reclaim); the monitor's
+# global_id reclaim off (clients must reclaim securely, as Ceph 16.2 and
+# Linux since 5.12 do; not yet tried with krbd); the monitor's
 # free-space warning at 10% instead of 30% (mon_data_avail_warn: the
 # monitor shares the host's file system). "start" waits for HEALTH_OK, no
 # warnings expected.
 #
-# Memory (a 2-core, 24 GiB host shared with QEMU guests): osd_memory_target
-# 896 MiB, the lowest Ceph 16.2 accepts (a lower value in ceph.conf is
-# ignored, the default 4 GiB stays; on the command line it is refused),
-# although with the cache not autotuned it only bounds little; BlueStore's cache
+# Memory (a 2-core, 24 GiB host shared with QEMU guests): BlueStore's cache
 # fixed at 64 MiB (bluestore_cache_autotune off), RocksDB memtables of 16 MiB
 # (two of them, WAL at most 64 MiB), two op shards of one thread per OSD;
-# the monitor's memory target 512 MiB, its RocksDB cache 64 MiB. Measured
+# osd_memory_target 896 MiB, the lowest Ceph 16.2 accepts (a lower value in
+# ceph.conf is ignored and the default 4 GiB stays; on the command line it
+# is refused), which matters little with the cache not autotuned; the
+# monitor's memory target 512 MiB, its RocksDB cache 64 MiB. Measured
 # figures are in tools/testing/README.md, "Ceph cluster for the gateway
 # tests".
 #
