@@ -142,7 +142,11 @@ usage() {
 # blanks: it goes into ceph.conf).
 set_dir() {
 	[[ -n $1 ]] || usage
-	mkdir -p "$1"
+	if [[ $cmd == start ]]; then
+		mkdir -p "$1"
+	elif [[ ! -d $1 ]]; then
+		die "no such directory: $1"
+	fi
 	D=$(cd "$1" && pwd)
 	[[ $D != *[[:space:]]* ]] || die "DIR must not contain blanks: $D"
 	CONF=$D/ceph.conf
