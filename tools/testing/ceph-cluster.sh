@@ -382,11 +382,35 @@ do_start() {
 	log "HEALTH_OK after $((SECONDS - t0)) s; namespace $(ns_name), mon $MON_IP, conf $CONF"
 }
 
-# do_stop: SIGTERM to every process in the namespace (the daemons and any
-# client a test left there) and to the daemons of the pid files; SIGKILL to
-# what is left after CEPH_STOP_TIMEOUT; then the namespace and run/ go.
+# stop_pids PID...: SIGTERM to each PID (whose description is in the
+# associative array "name" of the caller), SIGKILL to those that still run
+# CEPH_STOP_TIMEOUT seconds later; wait until they are gone.
+stop_pids() {
+	local p i
+	kill -TERM "$@" 2>/dev/null || return 0
+	for ((i = 0; i < CEPH_STOP_TIMEOUT * 10; i++)); do
+		kill -0 "$@" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	for p in "$@"; do
+		if kill -0 "$p" 2>/dev/null; then
+			log "${name[$p]} still runs ${CEPH_STOP_TIMEOUT}s after SIGTERM: SIGKILL"
+			kill -KILL "$p" 2>/dev/null || true
+		fi
+	done
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$@" 2>/dev/null || return 0
+		sleep 0.1
+	done
+}
+
+# do_stop: stop_pids for the OSDs first (an OSD that goes down tells the
+# monitor, and waits 5 s for it when the monitor is gone already), then for
+# every other process in the namespace (the other daemons and any client a
+# test left there) and the daemons of the pid files; then the namespace and
+# run/ go.
 do_stop() {
-	local ns f p i
+	local ns f p osds=() rest=()
 	local -A name=()
 	ns=$(ns_name)
 	if [[ -n $ns ]]; then
@@ -397,24 +421,21 @@ do_stop() {
 	for f in "$RUN"/*.pid; do
 		[[ -e $f ]] || continue
 		p=$(cat "$f" 2>/dev/null) || continue
-		[[ -z $p ]] || name[$p]="$(basename "$f" .pid) (pid $p)"
+		[[ -n $p ]] || continue
+		name[$p]="$(basename "$f" .pid) (pid $p)"
 	done
-	if ((${#name[@]})); then
-		kill -TERM "${!name[@]}" 2>/dev/null || true
-		for ((i = 0; i < CEPH_STOP_TIMEOUT * 10; i++)); do
-			kill -0 "${!name[@]}" 2>/dev/null || break
-			sleep 0.1
-		done
-		for p in "${!name[@]}"; do
-			if kill -0 "$p" 2>/dev/null; then
-				log "${name[$p]} still runs ${CEPH_STOP_TIMEOUT}s after SIGTERM: SIGKILL"
-				kill -KILL "$p" 2>/dev/null || true
-			fi
-		done
-		for ((i = 0; i < 100; i++)); do
-			kill -0 "${!name[@]}" 2>/dev/null || break
-			sleep 0.1
-		done
+	for p in "${!name[@]}"; do
+		if [[ ${name[$p]} == osd.* ]]; then
+			osds+=("$p")
+		else
+			rest+=("$p")
+		fi
+	done
+	if ((${#osds[@]})); then
+		stop_pids "${osds[@]}"
+	fi
+	if ((${#rest[@]})); then
+		stop_pids "${rest[@]}"
 	fi
 	if [[ -n $ns ]]; then
 		ip netns del "$ns" 2>/dev/null || true
