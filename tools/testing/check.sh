@@ -41,7 +41,8 @@
 #              package left by an interrupted run is purged first. In a
 #              whole make check it runs beside the kunit stage at nice 19
 #              (CHECK_SERIAL=1: after it)
-#   guest      tools/testing/vm.sh: all guest tests in one boot, with the
+#   guest      tools/testing/vm.sh: all guest tests, in two guests of one
+#              vCPU side by side and one of two (see GUEST_LANE1), with the
 #              dkms stage's module (else the build stage's); checkpatch,
 #              kernel-doc, man, doc, scripts and in-tree run beside it
 #              (CHECK_SERIAL=1: before kunit)
@@ -650,6 +651,18 @@ dkms_stage() {
 }
 
 GUEST_DIR=$CHECK_DIR/guest
+# The guest stage's lanes (CHECK_GUEST_LANES=2, the default): a guest of
+# two vCPUs leaves about a third of two CPUs idle (123-158 % measured), so
+# the tests run in two guests of one vCPU each side by side: lane 1 runs
+# GUEST_LANE1, lane 2 every other test (a new test lands there), except
+# GUEST_SMP2_TESTS, which need two CPUs (24-comp-vector: two completion
+# vectors in use) and run afterwards in a guest of two vCPUs. Each lane's
+# run directory is $GUEST_DIR/laneN; their results are joined in
+# $GUEST_DIR/out/results.txt. CHECK_GUEST_LANES=1: one guest of VM_SMP
+# vCPUs (default 2) runs everything.
+GUEST_LANE1=${GUEST_LANE1:-60-hostile 16-teardown-unplug 23-port-events 11-configfs 13-login-acl 21-t10-pi 30-dp-integrity 01-load 10-params 18-modprobe-conf}
+GUEST_SMP2_TESTS=${GUEST_SMP2_TESTS:-24-comp-vector}
+
 # guest: the guest tests, with the module DKMS built in the dkms stage
 # when there is one (the one an admin installs), else the build stage's.
 guest() {
@@ -660,8 +673,44 @@ guest() {
 		ko=$PWD/ib_srpt.ko
 		echo "module: the build stage's, $ko (no module from the dkms stage)"
 	fi
-	KO=$ko VM_TIMEOUT=${VM_TIMEOUT:-3600} VM_RUN_DIR=$GUEST_DIR \
+	if [[ ${CHECK_GUEST_LANES:-2} == 1 ]]; then
+		guest_run "$ko" "$GUEST_DIR" "${VM_SMP:-2}" "*" ""
+	else
+		guest_lanes "$ko"
+	fi
+}
+
+# guest_run KO DIR SMP TESTS EXCLUDE: vm.sh run of TESTS but EXCLUDE with
+# module KO in run directory DIR, SMP vCPUs.
+guest_run() {
+	KO=$1 VM_RUN_DIR=$2 VM_SMP=$3 TESTS=$4 TESTS_EXCLUDE=$5 VM_TIMEOUT=${VM_TIMEOUT:-3600} \
 		SRPT_TEST_FUZZ_IUS=${SRPT_TEST_FUZZ_IUS:-2000} tools/testing/vm.sh run
+}
+
+# guest_lanes KO: the lanes (see GUEST_LANE1); each lane's output in
+# $GUEST_DIR/laneN.log, printed when all are done.
+guest_lanes() {
+	local ko=$1 rc=0 p1 p2 n
+	rm -rf "$GUEST_DIR"
+	mkdir -p "$GUEST_DIR/out"
+	echo "lane 1 (1 vCPU): $GUEST_LANE1"
+	echo "lane 2 (1 vCPU): every other test but $GUEST_SMP2_TESTS"
+	guest_run "$ko" "$GUEST_DIR/lane1" 1 "$GUEST_LANE1" "" >"$GUEST_DIR/lane1.log" 2>&1 &
+	p1=$!
+	guest_run "$ko" "$GUEST_DIR/lane2" 1 "*" "$GUEST_LANE1 $GUEST_SMP2_TESTS" \
+		>"$GUEST_DIR/lane2.log" 2>&1 &
+	p2=$!
+	wait "$p1" || rc=1
+	wait "$p2" || rc=1
+	echo "lane 3 (2 vCPUs): $GUEST_SMP2_TESTS"
+	guest_run "$ko" "$GUEST_DIR/lane3" 2 "$GUEST_SMP2_TESTS" "" >"$GUEST_DIR/lane3.log" 2>&1 || rc=1
+	for n in 1 2 3; do
+		echo "--- lane $n"
+		cat "$GUEST_DIR/lane$n.log"
+		cat "$GUEST_DIR/lane$n/out/results.txt" >>"$GUEST_DIR/out/results.txt" 2>/dev/null ||
+			{ echo "FAIL vm: lane $n left no results" >>"$GUEST_DIR/out/results.txt"; rc=1; }
+	done
+	return "$rc"
 }
 
 GUEST_STOCK_DIR=$CHECK_DIR/guest-stock

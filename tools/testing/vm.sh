@@ -38,6 +38,7 @@
 #   SRPT=ours|stock   test our ib_srpt.ko (default) or the guest kernel's own
 #   KO=PATH           module to test (default: ib_srpt.ko in the repository)
 #   TESTS="01-load 02*"  tests to run (names or globs; also positional args)
+#   TESTS_EXCLUDE="11-configfs ..."  names of tests to leave out of TESTS
 #   VM_EXTRA_MODULES="X.ko ..."  more modules for the guest's updates/ (for
 #                     instance siw.ko built for Debian's kernel, which
 #                     lacks soft-iWARP)
@@ -366,8 +367,8 @@ main() {
 			die "exec: $script is not a file under tools/"
 	fi
 	{
-		printf 'MODE=%q\nSRPT=%q\nTESTS=%q\nTEST_TIMEOUT=%q\nSCRIPT=%q\n' \
-			"$mode" "$SRPT" "${TESTS:-*}" "$TEST_TIMEOUT" "$script"
+		printf 'MODE=%q\nSRPT=%q\nTESTS=%q\nTESTS_EXCLUDE=%q\nTEST_TIMEOUT=%q\nSCRIPT=%q\n' \
+			"$mode" "$SRPT" "${TESTS:-*}" "${TESTS_EXCLUDE:-}" "$TEST_TIMEOUT" "$script"
 		printf 'BOOT_TRACE=%q\nGUEST_KIND=%q\n' "${BOOT_TRACE:-0}" "$GUEST_KIND"
 		test_env_exports
 		[[ $mode != fabric ]] || printf 'export FABRIC_NODES=%q\n' "$FABRIC_NODES"

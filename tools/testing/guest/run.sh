@@ -93,7 +93,8 @@ install_ours() {
 # without wildcards names it, so that a whole run ("*") leaves it out.
 # A fabric test with the line "# fabric-nodes 3" runs only in the
 # three-guest fabric (FABRIC_NODES=3), every other one only in the
-# two-guest fabric.
+# two-guest fabric. TESTS_EXCLUDE (names, space/comma separated) leaves
+# tests out of what TESTS selects (make check's guest lanes).
 select_tests() {
 	[[ $GUEST_KIND != debug ]] || echo "$TESTDIR/tests/debug/debug-detectors.sh"
 	select_named
@@ -106,6 +107,7 @@ select_named() {
 	IFS=', ' read -r -a pats <<<"${TESTS:-*}"
 	for t in "$TESTDIR/${TEST_SUBDIR:-tests}"/[0-9]*.sh; do
 		[[ -f $t ]] || continue
+		[[ " ${TESTS_EXCLUDE//,/ } " != *" $(basename "$t" .sh) "* ]] || continue
 		[[ $GUEST_KIND == debug ]] || ! head -n 5 "$t" | grep -qx '# debug-kernel-only' || continue
 		name=$(basename "$t" .sh)
 		if [[ $MODE == fabric ]]; then
