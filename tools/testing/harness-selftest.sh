@@ -9,7 +9,8 @@
 # vm.sh's boot retry with a fake QEMU: a guest that dies before its test
 # runner starts is booted once more, one that dies later is not;
 # kunit.sh's conversion of a module's KUnit kernel log into KTAP; the
-# two-guest launch of "vm.sh fabric" with a fake QEMU; lib.sh's
+# two-guest launch of "vm.sh fabric" with a fake QEMU; the host agent's
+# requests (carrier, kill, and a killed node's boot with a fake QEMU); lib.sh's
 # kernel-log marks (also when the ring buffer wrapped past one) and bounded
 # waits; and check.sh's kunit stage under the CI rule (no UML run in place
 # of a lost debug-kernel one).
@@ -346,6 +347,53 @@ run_host_agent3() {
 		0 "$(find "$dir/spool" -name DEAD | wc -l)"
 }
 
+# run_host_agent_boot: the three-guest host agent with boot=DIR serves
+# "fabric_boot nodeA|nodeB" for a node marked DEAD only: it starts the
+# node's QEMU (here a fake that records its arguments) with the command
+# line in DIR/qemu-ROLE.args, its console in console-ROLE.bootN.log, keeps
+# the kernel log of the boot before, and removes the node's DEAD, READY
+# and unserved requests.
+run_host_agent_boot() {
+	local dir=$TMP/host-agent-boot got="" req
+	mkdir -p "$dir/spool/host" "$dir/spool/nodeA" "$dir/out/nodeA"
+	cat >"$dir/fake-qemu" <<'EOF2'
+#!/bin/bash
+printf '%s|' "$@" >"${0%/*}/booted-args"
+while [[ ! -e ${0%/*}/stop ]]; do sleep 0.1; done
+EOF2
+	chmod +x "$dir/fake-qemu"
+	printf '%s\0' "$dir/fake-qemu" -m 1G "append role=nodeA" >"$dir/qemu-nodeA.args"
+	echo 1 >"$dir/qemu-nodeA.boots"
+	echo "boot 1" >"$dir/out/nodeA/dmesg.log"
+	env VM_SH_LIB=1 VM="$(dirname "$LIB")/vm.sh" bash -c '
+		. "$VM"
+		VM_TIMEOUT=60
+		fabric_host_agent "" "$1/spool/host" "$1/stop" nodeA="$1/a.sock" nodeB="$1/b.sock" \
+			boot="$1"' _ "$dir" >"$dir.log" 2>&1 &
+	for req in "fabric_boot nodeC" "fabric_boot nodeA" "mark-dead" "fabric_boot nodeA"; do
+		if [[ $req == mark-dead ]]; then
+			: >"$dir/spool/nodeA/DEAD"
+			: >"$dir/spool/nodeA/READY"
+			: >"$dir/spool/nodeA/left.req"
+			continue
+		fi
+		echo "$req " >"$dir/spool/host/r.tmp"
+		mv "$dir/spool/host/r.tmp" "$dir/spool/host/r.req"
+		for _ in $(seq 100); do [[ -e $dir/spool/host/r.rc ]] && break; sleep 0.1; done
+		got+="$(cat "$dir/spool/host/r.rc" 2>/dev/null || echo none) "
+		rm -f "$dir/spool/host/r".*
+	done
+	: >"$dir/stop"
+	wait
+	check "vm.sh fabric_boot: refused, not dead, booted" "2 1 0" "${got% }"
+	check "vm.sh fabric_boot: the node's command line" "-m|1G|append role=nodeA|" \
+		"$(cat "$dir/booted-args" 2>/dev/null)"
+	check "vm.sh fabric_boot: DEAD, READY and the request left gone" "0" \
+		"$(find "$dir/spool/nodeA" -name DEAD -o -name READY -o -name '*.req' | wc -l)"
+	check "vm.sh fabric_boot: boot 2's console, boot 1's kernel log kept" "2 yes boot 1" \
+		"$(cat "$dir/qemu-nodeA.boots") $([[ -e $dir/console-nodeA.boot2.log ]] && echo yes) $(cat "$dir/out/nodeA/dmesg.boot1.log" 2>/dev/null)"
+}
+
 # run_guest_agent: lib-fabric.sh's fabric_agent serves fabric_on requests
 # in subshells of its own shell, with errexit off: their output and status
 # come back, lib.sh's functions are there, an exit or die ends only the
@@ -512,6 +560,7 @@ run_boot "ok" 1 0 0
 run_fabric
 run_host_agent
 run_host_agent3
+run_host_agent_boot
 run_guest_agent
 
 run_cases false

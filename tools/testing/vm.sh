@@ -43,8 +43,11 @@
 #                     instance siw.ko built for Debian's kernel, which
 #                     lacks soft-iWARP)
 #   TEST_TIMEOUT=600  per-test limit in seconds (vm.sh fabric: 1200; its
-#                     failover tests take up to 10 minutes on a loaded host)
-#   VM_TIMEOUT=2400   limit for the whole guest run in seconds
+#                     failover tests take up to 10 minutes on a loaded host;
+#                     2400 with FABRIC_NODES=3, whose 10-ha-drbd boots
+#                     its nodes again)
+#   VM_TIMEOUT=2400   limit for the whole guest run in seconds (3600 for
+#                     vm.sh fabric with FABRIC_NODES=3)
 #   VM_MEM=4G VM_SMP=2  guest size
 #   FABRIC_MEM=1536M FABRIC_SMP=1  size of each guest of "vm.sh fabric"
 #                     (FABRIC_MEM defaults to 1G with FABRIC_NODES=3)
@@ -82,7 +85,8 @@ set -euo pipefail
 
 SRPT=${SRPT:-ours}
 TEST_TIMEOUT=${TEST_TIMEOUT:-}
-VM_TIMEOUT=${VM_TIMEOUT:-2400}
+# (its default depends on the mode: main)
+VM_TIMEOUT=${VM_TIMEOUT:-}
 VM_MEM=${VM_MEM:-4G}
 VM_SMP=${VM_SMP:-2}
 INITRAMFS_MODULES="netfs 9pnet 9pnet_virtio 9p overlay"
@@ -329,9 +333,14 @@ main() {
 			VM_MEM=${FABRIC_MEM:-1536M}
 		fi
 		VM_SMP=${FABRIC_SMP:-1}
+		if ((FABRIC_NODES == 3)); then
+			TEST_TIMEOUT=${TEST_TIMEOUT:-2400}
+			VM_TIMEOUT=${VM_TIMEOUT:-3600}
+		fi
 		TEST_TIMEOUT=${TEST_TIMEOUT:-1200}
 	fi
 	TEST_TIMEOUT=${TEST_TIMEOUT:-600}
+	VM_TIMEOUT=${VM_TIMEOUT:-2400}
 
 	prepare
 	RUN_DIR=${VM_RUN_DIR:-$RESULTS_BASE/$(date +%Y%m%d-%H%M%S)-$mode-$SRPT-$$}
@@ -445,16 +454,18 @@ fabric_nodes_of_tests() {
 	echo 2
 }
 
-# free_ports N: print N TCP ports on 127.0.0.1 that nothing listens on.
+# free_ports N [udp]: print N TCP (or UDP) ports on 127.0.0.1 that
+# nothing has bound.
 free_ports() {
 	python3 -c '
 import socket, sys
-socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+kind = socket.SOCK_DGRAM if sys.argv[2:] == ["udp"] else socket.SOCK_STREAM
+socks = [socket.socket(socket.AF_INET, kind) for _ in range(int(sys.argv[1]))]
 for s in socks:
     s.bind(("127.0.0.1", 0))
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 for s in socks:
-    s.close()' "$1"
+    s.close()' "$@"
 }
 
 # listening PORT: true if a socket listens on 127.0.0.1:PORT.
@@ -512,9 +523,9 @@ else:
 PY
 }
 
-# fabric_host_agent QMP SPOOL STOP [ROLE=QMP...]: serve the guests'
-# requests to the host ("fabric_on host ..." in lib-fabric.sh, files in
-# SPOOL) until STOP exists. Two guests (no ROLE=QMP): the host serves one
+# fabric_host_agent QMP SPOOL STOP [ROLE=QMP... boot=DIR]: serve the
+# guests' requests to the host ("fabric_on host ..." in lib-fabric.sh, files
+# in SPOOL) until STOP exists. Two guests (no ROLE=QMP): the host serves one
 # request only, "fabric_carrier LINK on|off" with LINK 1 or 2: the target
 # guest's NIC on LINK loses or regains its carrier (QEMU's set_link
 # through the target's QMP socket QMP): a cable pulled at the target, its
@@ -523,15 +534,21 @@ PY
 # "fabric_carrier LINK on|off" with LINK 1 (nodeA's end), 2 (nodeB's) or 3
 # (nodeA's end of the link between the nodes), and "fabric_kill nodeA|nodeB":
 # that guest's QEMU quits (power cut; qmp_quit) and SPOOL/../ROLE/DEAD tells
-# fabric_on that no agent will answer there any more. Anything else is
-# refused.
+# fabric_on that no agent will answer there any more. With boot=DIR (the
+# run directory, where boot_fabric3 left each node's command line) also
+# "fabric_boot nodeA|nodeB": a node killed before boots again
+# (fabric_node_again). Anything else is refused (status 2).
 fabric_host_agent() {
-	local qmp=$1 dir=$2 stop=$3 req id rc kv sock
+	local qmp=$1 dir=$2 stop=$3 req id rc kv sock boot=
 	local -a w
 	local -A node=()
 	shift 3
 	for kv in "$@"; do
-		node[${kv%%=*}]=${kv#*=}
+		if [[ $kv == boot=* ]]; then
+			boot=${kv#boot=}
+		else
+			node[${kv%%=*}]=${kv#*=}
+		fi
 	done
 	mkdir -p "$dir"
 	: >"$dir/READY"
@@ -562,6 +579,10 @@ fabric_host_agent() {
 					mkdir -p "$dir/../${w[1]}"
 					: >"$dir/../${w[1]}/DEAD"
 				fi
+			elif ((${#node[@]})) && [[ -n $boot && ${#w[@]} == 2 && ${w[0]} == fabric_boot &&
+				${w[1]} =~ ^node[AB]$ ]]; then
+				log "host: ${w[*]}"
+				fabric_node_again "${w[1]}" "$boot" "$dir/.." >"$id.out" 2>&1 || rc=$?
 			else
 				echo "host: not a request the host serves: ${w[*]}" >"$id.out"
 				rc=2
@@ -571,6 +592,72 @@ fabric_host_agent() {
 		done
 		sleep 0.2
 	done
+}
+
+# fabric_node_boot ROLE DIR: start the QEMU of ROLE (nodeA or nodeB of the
+# three-guest fabric) in the background with the command line in
+# DIR/qemu-ROLE.args (NUL-separated; boot_fabric3 wrote it), limited to
+# VM_TIMEOUT s; its pid goes to DIR/qemu-ROLE.pid, its console to
+# DIR/console-ROLE.log, from the second boot on to
+# DIR/console-ROLE.bootN.log. The runner of a node that boots again writes
+# its out/ROLE/dmesg.log and results.txt anew: those of the boot before
+# are kept as dmesg.bootN.log and results.bootN.txt (N that boot's
+# number). Fails when QEMU has quit 2 s later (a port taken, say).
+fabric_node_boot() {
+	local role=$1 dir=$2 n=1 console f pid
+	local -a args=()
+	[[ -f $dir/qemu-$role.args ]] || { echo "no command line for $role in $dir" >&2; return 1; }
+	mapfile -d '' -t args <"$dir/qemu-$role.args"
+	((${#args[@]})) || { echo "empty command line for $role" >&2; return 1; }
+	if [[ -f $dir/qemu-$role.boots ]]; then
+		n=$(($(cat "$dir/qemu-$role.boots") + 1))
+	fi
+	console=$dir/console-$role.log
+	if ((n > 1)); then
+		console=$dir/console-$role.boot$n.log
+		for f in dmesg.log results.txt; do
+			if [[ -f $dir/out/$role/$f ]]; then
+				mv "$dir/out/$role/$f" "$dir/out/$role/${f%.*}.boot$((n - 1)).${f##*.}"
+			fi
+		done
+	fi
+	echo "$n" >"$dir/qemu-$role.boots"
+	timeout -k 10 "$VM_TIMEOUT" "${args[@]}" </dev/null >"$console" 2>&1 &
+	pid=$!
+	echo "$pid" >"$dir/qemu-$role.pid"
+	sleep 2
+	if ! kill -0 "$pid" 2>/dev/null; then
+		echo "$role's QEMU quit at once: $(tail -n 3 "$console")" >&2
+		return 1
+	fi
+	echo "$role: boot $n (pid $pid), console ${console##*/}"
+}
+
+# fabric_node_again ROLE DIR SPOOL: "fabric_boot ROLE" of the host agent:
+# ROLE, killed before (SPOOL/ROLE/DEAD), boots again (fabric_node_boot
+# ROLE DIR) once its old QEMU is gone; its agent's READY and any request
+# left unserved in SPOOL/ROLE go first, the DEAD mark once QEMU runs. A
+# node that was not killed is not booted (status 1).
+fabric_node_again() {
+	local role=$1 dir=$2 spool=$3 pid i
+	if [[ ! -e $spool/$role/DEAD ]]; then
+		echo "$role was not killed: not booted again" >&2
+		return 1
+	fi
+	pid=$(cat "$dir/qemu-$role.pid" 2>/dev/null) || pid=
+	if [[ -n $pid ]]; then
+		for ((i = 0; i < 150; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.2
+		done
+		if kill -0 "$pid" 2>/dev/null; then
+			echo "$role's old QEMU (pid $pid) still runs" >&2
+			return 1
+		fi
+	fi
+	rm -f "$spool/$role/READY" "$spool/$role"/*.req
+	fabric_node_boot "$role" "$dir" || return
+	rm -f "$spool/$role/DEAD"
 }
 
 # boot_fabric APPEND: "vm.sh fabric": boot the target guest in the
@@ -645,23 +732,34 @@ boot_fabric() {
 	return "$rc"
 }
 
-# boot_fabric3 APPEND: "vm.sh fabric" with FABRIC_NODES=3: the HA pair's
-# guests nodeA and nodeB (consoles in console-nodeA.log, console-nodeB.log)
-# in the background, then the initiator (console.log), which runs the
-# tests. Three socket links, each a TCP connection on a free local port:
-# link 1 initiator-nodeA and link 2 initiator-nodeB (nodeA and nodeB
-# listen), link 3 nodeA-nodeB (nodeA listens, nodeB connects), MAC
-# addresses as lib-fabric.sh's fabric_mac. Both nodes have a QMP socket,
-# with which fabric_host_agent serves carrier and kill requests. When the
-# initiator is done the nodes get 60 s to power off; a node killed by
-# fabric_kill is gone already. A node whose runner did not start, and the
-# FAIL lines of the nodes' own results, are added to the results.
+# boot_fabric3 APPEND: "vm.sh fabric" with FABRIC_NODES=3: the initiator
+# (console.log), which runs the tests, and the HA pair's guests nodeA and
+# nodeB (consoles in console-nodeA.log, console-nodeB.log) in the
+# background. Links 1 (initiator-nodeA) and 2 (initiator-nodeB) are QEMU
+# socket netdevs over TCP on free local ports: the initiator listens, the
+# nodes connect, so they boot once the initiator's QEMU listens. QEMU's
+# listening end takes a new connection after its peer went away (its
+# accept is armed again at the end of a connection, net/socket.c), a
+# connecting end never connects again: only the initiator, which is never
+# killed, listens. Link 3 (nodeA-nodeB) is connectionless, UDP between two
+# local ports (udp=PEER,localaddr=OWN), so either node can be killed and
+# boot again. MAC addresses as lib-fabric.sh's fabric_mac. Each node has a
+# disk, a sparse file of 80 MiB in the run directory (disk-ROLE.img,
+# virtio, /dev/vda in the guest: DRBD's lower disk, which keeps its data
+# when the node's power is cut; removed at the end) and a QMP socket, with
+# which fabric_host_agent serves carrier and kill requests; it also boots
+# a killed node again (fabric_boot) with the command line kept in
+# qemu-ROLE.args (fabric_node_boot). When the initiator is done the nodes
+# get 60 s to power off; a node killed by fabric_kill is gone already. A
+# node whose runner did not start, and the FAIL lines of the nodes' own
+# results, are added to the results.
 boot_fabric3() {
-	local append=$1 rc=0 i r p hpid
-	local -a base=("${qemu[@]}") port q_initiator=() q_nodeA=() q_nodeB=()
-	local -A pid=() qmp=()
-	read -r -a port <<<"$(free_ports 3)"
-	((${#port[@]} == 3)) || die "no free TCP ports for the links"
+	local append=$1 rc=0 i r hpid spid pid
+	local -a base=("${qemu[@]}") tcp udp q_initiator=() q_nodeA=() q_nodeB=()
+	local -A qmp=()
+	read -r -a tcp <<<"$(free_ports 2)"
+	read -r -a udp <<<"$(free_ports 2 udp)"
+	((${#tcp[@]} == 2 && ${#udp[@]} == 2)) || die "no free local ports for the links"
 	for r in initiator nodeA nodeB; do
 		local -n qa=q_$r
 		for i in "${!base[@]}"; do
@@ -675,68 +773,75 @@ boot_fabric3() {
 			# a short path: a unix socket's path has at most 107 bytes
 			qmp[$r]=$(mktemp -u /tmp/ib_srpt-qmp.XXXXXX)
 			qa+=(-qmp "unix:${qmp[$r]},server=on,wait=off")
+			rm -f "$RUN_DIR/disk-$r.img" "$RUN_DIR/qemu-$r.pid" "$RUN_DIR/qemu-$r.boots"
+			truncate -s 80M "$RUN_DIR/disk-$r.img"
+			qa+=(-drive "file=$RUN_DIR/disk-$r.img,if=virtio,format=raw,cache=unsafe")
 		fi
 		unset -n qa
 	done
-	q_nodeA+=(-netdev "socket,id=link1,listen=127.0.0.1:${port[0]}"
-		-device "virtio-net-pci,netdev=link1,mac=52:54:00:52:01:01"
-		-netdev "socket,id=link3,listen=127.0.0.1:${port[2]}"
-		-device "virtio-net-pci,netdev=link3,mac=52:54:00:52:03:01")
-	q_nodeB+=(-netdev "socket,id=link2,listen=127.0.0.1:${port[1]}"
-		-device "virtio-net-pci,netdev=link2,mac=52:54:00:52:02:01"
-		-netdev "socket,id=link3,connect=127.0.0.1:${port[2]}"
-		-device "virtio-net-pci,netdev=link3,mac=52:54:00:52:03:02")
-	q_initiator+=(-netdev "socket,id=link1,connect=127.0.0.1:${port[0]}"
+	q_initiator+=(-netdev "socket,id=link1,listen=127.0.0.1:${tcp[0]}"
 		-device "virtio-net-pci,netdev=link1,mac=52:54:00:52:01:02"
-		-netdev "socket,id=link2,connect=127.0.0.1:${port[1]}"
+		-netdev "socket,id=link2,listen=127.0.0.1:${tcp[1]}"
 		-device "virtio-net-pci,netdev=link2,mac=52:54:00:52:02:02")
-	log "booting nodeA and nodeB (SRPT=$SRPT, ${KVER:-?}, ${VM_SMP} vCPU, $VM_MEM each; links on ports ${port[*]}), run directory $RUN_DIR"
-	for r in nodeA nodeB; do
-		local -n qn=q_$r
-		timeout -k 10 "$VM_TIMEOUT" "${qn[@]}" </dev/null >"$RUN_DIR/console-$r.log" 2>&1 &
-		pid[$r]=$!
-		unset -n qn
-		# nodeB connects to nodeA's link 3: nodeA listens first
-		p="${port[0]} ${port[2]}"
-		[[ $r == nodeA ]] || p=${port[1]}
+	q_nodeA+=(-netdev "socket,id=link1,connect=127.0.0.1:${tcp[0]}"
+		-device "virtio-net-pci,netdev=link1,mac=52:54:00:52:01:01"
+		-netdev "socket,id=link3,udp=127.0.0.1:${udp[1]},localaddr=127.0.0.1:${udp[0]}"
+		-device "virtio-net-pci,netdev=link3,mac=52:54:00:52:03:01")
+	q_nodeB+=(-netdev "socket,id=link2,connect=127.0.0.1:${tcp[1]}"
+		-device "virtio-net-pci,netdev=link2,mac=52:54:00:52:02:01"
+		-netdev "socket,id=link3,udp=127.0.0.1:${udp[0]},localaddr=127.0.0.1:${udp[1]}"
+		-device "virtio-net-pci,netdev=link3,mac=52:54:00:52:03:02")
+	printf '%s\0' "${q_nodeA[@]}" >"$RUN_DIR/qemu-nodeA.args"
+	printf '%s\0' "${q_nodeB[@]}" >"$RUN_DIR/qemu-nodeB.args"
+	log "booting the initiator, then nodeA and nodeB (SRPT=$SRPT, ${KVER:-?}, ${VM_SMP} vCPU, $VM_MEM each; links 1, 2 on TCP ports ${tcp[*]}, link 3 on UDP ports ${udp[*]}), run directory $RUN_DIR"
+	# the nodes, once the initiator's QEMU listens on links 1 and 2
+	(
 		for ((i = 0; i < 300; i++)); do
-			# shellcheck disable=SC2086 # a list of ports
-			all_listening $p && break
-			kill -0 "${pid[$r]}" 2>/dev/null || break
+			all_listening "${tcp[@]}" && break
 			sleep 0.1
 		done
-		# shellcheck disable=SC2086 # a list of ports
-		if ! all_listening $p; then
-			kill "${pid[@]}" 2>/dev/null
-			wait "${pid[@]}" 2>/dev/null || true
-			tail -n 5 "$RUN_DIR/console-$r.log" >&2
-			die "the $r guest's QEMU does not listen on $p"
+		if ! all_listening "${tcp[@]}"; then
+			echo "the initiator's QEMU does not listen on ${tcp[*]}: the nodes are not booted"
+			exit 1
 		fi
-	done
+		for r in nodeA nodeB; do
+			fabric_node_boot "$r" "$RUN_DIR" || echo "$r did not boot"
+		done
+	) >"$RUN_DIR/nodes-boot.log" 2>&1 &
+	spid=$!
 	rm -f "$RUN_DIR/out/.host-agent-stop"
 	fabric_host_agent "" "$RUN_DIR/out/spool/host" "$RUN_DIR/out/.host-agent-stop" \
-		nodeA="${qmp[nodeA]}" nodeB="${qmp[nodeB]}" &
+		nodeA="${qmp[nodeA]}" nodeB="${qmp[nodeB]}" boot="$RUN_DIR" &
 	hpid=$!
 	qemu=("${q_initiator[@]}")
 	boot_once "fabric, initiator" || rc=$?
+	wait "$spid" 2>/dev/null || true
 	: >"$RUN_DIR/out/.host-agent-stop"
 	wait "$hpid" 2>/dev/null || true
+	if grep -q . "$RUN_DIR/nodes-boot.log" 2>/dev/null; then
+		log "nodes' boots: $(tr '\n' ';' <"$RUN_DIR/nodes-boot.log")"
+	fi
 	for r in nodeA nodeB; do
+		# the QEMU of the node's last boot (fabric_node_boot)
+		pid=$(cat "$RUN_DIR/qemu-$r.pid" 2>/dev/null) || pid=
 		for ((i = 0; i < 600; i++)); do
-			kill -0 "${pid[$r]}" 2>/dev/null || break
+			if [[ -z $pid ]] || ! kill -0 "$pid" 2>/dev/null; then
+				break
+			fi
 			sleep 0.1
 		done
-		if kill -0 "${pid[$r]}" 2>/dev/null; then
+		if [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; then
 			log "the $r guest did not power off: stopping it"
-			kill "${pid[$r]}" 2>/dev/null
+			kill "$pid" 2>/dev/null || true
+			sleep 1
 		fi
-		wait "${pid[$r]}" 2>/dev/null || true
-		rm -f "${qmp[$r]}"
+		rm -f "${qmp[$r]}" "$RUN_DIR/disk-$r.img"
 		mkdir -p "$RUN_DIR/out/$r"
 		[[ -f $RUN_DIR/out/$r/STARTED ]] ||
 			echo "FAIL vm: the $r guest's runner did not start; see $RUN_DIR/console-$r.log" \
 				>>"$RUN_DIR/out/results.txt"
-		{ grep -h '^FAIL' "$RUN_DIR/out/$r/results.txt" 2>/dev/null || true; } |
+		# (results.bootN.txt: a boot before, see fabric_node_boot)
+		{ grep -h '^FAIL' "$RUN_DIR/out/$r"/results*.txt 2>/dev/null || true; } |
 			sed "s/^FAIL /FAIL $r: /" >>"$RUN_DIR/out/results.txt"
 	done
 	return "$rc"
