@@ -22,7 +22,8 @@
 # Links 1 and 2 carry soft-RoCE (each node's target port, the initiator's
 # two paths), link 3 plain IP (DRBD replication, the cluster). The
 # requests below go to nodeA and nodeB as to the target; "fabric_on host
-# fabric_kill nodeA" (fabric_kill) cuts a node's power.
+# fabric_kill nodeA" (fabric_kill) cuts a node's power, "fabric_on host
+# fabric_boot nodeA" (fabric_boot) boots a node so killed again.
 #
 # The tests run in the initiator guest; the target guest runs an agent
 # (fabric_agent) that executes commands sent with fabric_on over the shared
@@ -232,6 +233,16 @@ fabric_kill() {
 	fabric_on host -t 60 fabric_kill "$1"
 }
 
+# fabric_boot ROLE: boot ROLE's guest again after fabric_kill (three guests
+# only): the host starts its QEMU with the same command line (vm.sh
+# fabric_node_again) and removes the DEAD mark; its agent answers once
+# fabric_agent_ready ROLE (the runner sets up its network first, as after
+# the first boot; what the test set up there is gone, except what is on
+# its disk).
+fabric_boot() {
+	fabric_on host -t 120 fabric_boot "$1"
+}
+
 # fabric_dead ROLE: true if ROLE's guest was killed.
 fabric_dead() {
 	[[ -e $FABRIC_SPOOL/$1/DEAD ]]
@@ -335,9 +346,17 @@ fabric_mark() {
 	echo "ib_srpt-test: $1 $2" >/dev/kmsg
 }
 
-# fabric_dmesg_since NAME: print the kernel log since the START mark of NAME.
+# fabric_dmesg_since NAME: print the kernel log since the START mark of
+# NAME; all of it when there is no such mark (a node that booted again
+# while NAME ran, fabric_boot).
 fabric_dmesg_since() {
-	dmesg | sed -n "/ib_srpt-test: START $1\$/,\$p"
+	local log
+	log=$(dmesg)
+	if grep -q "ib_srpt-test: START $1\$" <<<"$log"; then
+		sed -n "/ib_srpt-test: START $1\$/,\$p" <<<"$log"
+	else
+		echo "$log"
+	fi
 }
 
 # fabric_teardown_multipath: stop multipathd and remove the multipath
@@ -586,9 +605,11 @@ fabric_fio_verify() {
 
 # fabric_fio_summary JSON: print "error=E written=MiB verified=MiB
 # stall_ms=S" from fio's JSON report, S the longest completion latency of
-# any write or read (the I/O stall an application saw).
+# any write or read (the I/O stall an application saw). What fio wrote
+# into the file before the report (its line "fio: terminating on signal
+# 2" after a SIGINT) is skipped.
 fabric_fio_summary() {
-	jq -r '.jobs[0] | "error=\(.error) written=\(.write.io_bytes / 1048576 | floor)MiB verified=\(.read.io_bytes / 1048576 | floor)MiB stall_ms=\([.write.clat_ns.max, .read.clat_ns.max] | max / 1000000 | floor)"' "$1"
+	sed -n '/^{/,$p' "$1" | jq -r '.jobs[0] | "error=\(.error) written=\(.write.io_bytes / 1048576 | floor)MiB verified=\(.read.io_bytes / 1048576 | floor)MiB stall_ms=\([.write.clat_ns.max, .read.clat_ns.max] | max / 1000000 | floor)"'
 }
 
 # fabric_target_teardown: fabric_teardown in the target guest (in a node
