@@ -806,6 +806,9 @@ fabric_rdma_add() {
 
 HA_DRBD_RES=r0
 HA_DRBD_DEV=/dev/drbd0
+# each node's lower disk: vm.sh's disk-<node>.img (boot_fabric3), which
+# keeps its data over a power cut
+HA_DRBD_DISK=/dev/vda
 HA_DRBD_PORT=7789
 HA_SERIAL=ha-drbd-5e1a1-0001
 HA_RA=/usr/lib/ocf/resource.d/ib_srpt/SRPTarget
@@ -817,13 +820,15 @@ ha_drbdadm() {
 	drbdadm "$@"
 }
 
-# fabric_ha_drbd_conf: write $DRBD_TEST_CONF, resource r0 on /dev/ram0 of
-# each node, replicated over link 3, protocol C (a write completes when
+# fabric_ha_drbd_conf: write $DRBD_TEST_CONF, resource r0 on each node's
+# virtio disk $HA_DRBD_DISK (internal metadata), replicated over link 3,
+# protocol C (a write completes when
 # both disks have it), both nodes Primary at once (allow-two-primaries: the
 # unpromoted target's backstore needs an open device, and DRBD 8.4 lets
 # only a Primary open it), automatic recovery after a split brain only where
 # one side wrote nothing (after-sb-0pri discard-zero-changes,
-# after-sb-1pri discard-secondary, after-sb-2pri disconnect).
+# after-sb-1pri discard-secondary, after-sb-2pri disconnect), online
+# verify with crc32c (verify-alg; "drbdadm verify", fabric_ha_drbd_verify).
 # Fencing: a Primary that loses its peer freezes its I/O and calls the
 # fence-peer handler (fencing resource-and-stonith), tools/testing/
 # ha-fence-peer.sh, which cuts the peer's power through the host (STONITH
@@ -844,6 +849,7 @@ resource $HA_DRBD_RES {
 		after-sb-1pri discard-secondary;
 		after-sb-2pri disconnect;
 		ping-timeout 50;
+		verify-alg crc32c;
 	}
 	disk {
 		fencing resource-and-stonith;
@@ -855,13 +861,13 @@ resource $HA_DRBD_RES {
 	}
 	on nodeA {
 		device $HA_DRBD_DEV;
-		disk /dev/ram0;
+		disk $HA_DRBD_DISK;
 		address $(fabric_ip 3 nodeA):$HA_DRBD_PORT;
 		meta-disk internal;
 	}
 	on nodeB {
 		device $HA_DRBD_DEV;
-		disk /dev/ram0;
+		disk $HA_DRBD_DISK;
 		address $(fabric_ip 3 nodeB):$HA_DRBD_PORT;
 		meta-disk internal;
 	}
@@ -869,21 +875,30 @@ resource $HA_DRBD_RES {
 CONF
 }
 
-# fabric_ha_node_setup [DISK_MIB]: on a node of the pair: ib_srpt loaded,
-# soft-RoCE on its initiator link, the RDMA/CM listener, a RAM disk of
-# DISK_MIB (default 80) MiB, DRBD's metadata on it and the resource up
-# (Secondary, connecting to the peer), the resource agent installed where
-# the ib-srpt-ha package puts it.
+# fabric_ha_node_setup [new|return]: on a node of the pair: ib_srpt
+# loaded, soft-RoCE on its initiator link, the RDMA/CM listener, the
+# lower disk $HA_DRBD_DISK (virtio_blk), with "new" (the default) DRBD's
+# metadata created on it, with "return" (the node booted again after a
+# power cut) the metadata from before kept; then the resource up
+# (Secondary, connecting to the peer; after a return DRBD resyncs what
+# the bitmaps say changed), the resource agent installed where the
+# ib-srpt-ha package puts it. The node's boot as in production, where
+# Pacemaker's ocf:linbit:drbd brings the resource up on its own.
 fabric_ha_node_setup() {
+	local how=${1:-new}
+	[[ $how == new || $how == return ]] || { echo "fabric_ha_node_setup: new or return, not $how" >&2; return 2; }
 	srpt_load srp_max_req_size=8260 || return
 	fabric_rdma_setup || return
 	srpt_set_rdma_cm_port "$SRP_LOGIN_PORT" || return
-	brd_setup "${1:-80}" 1 || return
+	modprobe virtio_blk || return
+	wait_for 20 test -b "$HA_DRBD_DISK" || { echo "no $HA_DRBD_DISK" >&2; return 1; }
 	modprobe drbd || return
 	# drbdmeta's lock files (/var/lock is /run/lock, a fresh tmpfs here)
 	mkdir -p /run/lock /var/lib/drbd || return
 	fabric_ha_drbd_conf || return
-	ha_drbdadm create-md "$HA_DRBD_RES" </dev/null || return
+	if [[ $how == new ]]; then
+		ha_drbdadm create-md "$HA_DRBD_RES" </dev/null || return
+	fi
 	ha_drbdadm up "$HA_DRBD_RES" || return
 	mkdir -p "${HA_RA%/*}" || return
 	install -m 755 "$FABRIC_SHARE/tools/ha/SRPTarget" "$HA_RA"
@@ -899,6 +914,63 @@ fabric_ha_drbd_state() {
 # extended regular expression PATTERN.
 fabric_ha_drbd_is() {
 	[[ $(fabric_ha_drbd_state) =~ $1 ]]
+}
+
+# fabric_ha_drbd_oos: print DRBD's out-of-sync count of r0 in KiB (the
+# "oos:" of /proc/drbd: what the bitmap has marked, for instance the
+# blocks an online verify found different).
+fabric_ha_drbd_oos() {
+	awk '$1 == "0:" { r = 1; next } r && /oos:/ { sub(/.*oos:/, ""); print $1 + 0; exit }' /proc/drbd
+}
+
+# fabric_ha_drbd_verify [SECONDS]: DRBD's online verify of r0 from this
+# node (VerifyS; both nodes connected, verify-alg crc32c): every block's
+# checksum compared with the peer's; wait until it ended (the kernel log's
+# "Online verify done", connection state Connected again; default limit
+# 600 s); print what the kernel log said about it ("Online verify found N
+# 4k block out of sync!" when it found some) and the seconds it took.
+fabric_ha_drbd_verify() {
+	local limit=${1:-600} n0 t0=$SECONDS
+	n0=$(dmesg | grep -c 'Online verify done')
+	ha_drbdadm verify "$HA_DRBD_RES" || return
+	if ! wait_for "$limit" _fabric_ha_verify_done "$n0"; then
+		echo "online verify did not end within ${limit}s: $(fabric_ha_drbd_state)" >&2
+		return 1
+	fi
+	echo "$(dmesg | grep -E 'Online verify (done|found)' | tail -n 2 | sed 's/^\[[^]]*\] //' | tr '\n' ';') after $((SECONDS - t0))s"
+}
+
+# _fabric_ha_verify_done N: true once the kernel log has more than N
+# "Online verify done" lines and r0 is Connected again.
+_fabric_ha_verify_done() {
+	(($(dmesg | grep -c 'Online verify done') > $1)) && fabric_ha_drbd_is '^cs:Connected '
+}
+
+# fabric_ha_data_sum: print the MD5 sum of the data area of the lower disk
+# (the first /sys/block/drbd0/size sectors of $HA_DRBD_DISK, read with
+# O_DIRECT; DRBD's internal metadata behind it differs between the
+# nodes). Only meaningful while nothing writes to the device.
+fabric_ha_data_sum() {
+	local sectors
+	sectors=$(cat /sys/block/drbd0/size) || return
+	((sectors > 0)) || { echo "drbd0 has no size" >&2; return 1; }
+	local -
+	set -o pipefail
+	dd if="$HA_DRBD_DISK" bs=1M iflag=direct,count_bytes count=$((sectors * 512)) status=none |
+		md5sum | cut -d' ' -f1
+}
+
+# fabric_ha_resync_info: from this node's kernel log, print "resync_kb=K
+# drbd_resync_s=S sb=N": K the KiB of the last resync DRBD began ("will
+# sync K KB"), S its duration as DRBD reported it at its end ("Resync done
+# (total S sec"), N the number of "Split-Brain detected" lines; "-" for
+# what the log lacks.
+fabric_ha_resync_info() {
+	dmesg | awk '
+		/Began resync as/ && match($0, /will sync [0-9]+ KB/) { kb = substr($0, RSTART + 10, RLENGTH - 13) }
+		/Resync done \(total [0-9]+ sec/ && match($0, /total [0-9]+ sec/) { s = substr($0, RSTART + 6, RLENGTH - 10) }
+		/Split-Brain detected/ { sb++ }
+		END { printf "resync_kb=%s drbd_resync_s=%s sb=%d\n", (kb == "") ? "-" : kb, (s == "") ? "-" : s, sb }'
 }
 
 # fabric_ha_drbd_wait SECONDS PATTERN: wait until fabric_ha_drbd_is
