@@ -4,8 +4,11 @@
 # fabric-nodes 3
 #
 # The HA pair (three guests, FABRIC_NODES=3; lib-fabric.sh): nodeA and
-# nodeB mirror a RAM disk each with DRBD 8.4 over link 3 (protocol C, both
-# Primary) and form a two-node corosync + Pacemaker cluster over link 3
+# nodeB mirror a disk each with DRBD 8.4 over link 3 (protocol C, both
+# Primary; the disk is vm.sh's 80 MiB virtio disk of the node, a sparse
+# file in the run directory, so it keeps its data and DRBD's metadata over
+# a power cut and a node that comes back resyncs only what DRBD's bitmaps
+# name) and form a two-node corosync + Pacemaker cluster over link 3
 # (two_node quorum, token 3000 ms, STONITH off: DRBD's fence-peer handler
 # cuts a lost peer's power through the host instead). Pacemaker runs DRBD
 # (ocf:linbit:drbd, promoted on both) and the resource agent
@@ -15,7 +18,11 @@
 # logs in to both over links 1 and 2; dm-multipath joins the two paths.
 # Then the promoted instance is moved to nodeB and back under fio, and
 # nodeA's power is cut under fio: Pacemaker promotes nodeB, nothing in the
-# test does.
+# test does. nodeA boots again (vm.sh's fabric_boot), resyncs, rejoins and
+# takes the promoted role back; link 3 is cut under fio, nodeA's DRBD
+# fence-peer handler has nodeB's power cut, and nodeB comes back the same
+# way. Both nodes end with the same data (DRBD's online verify, the lower
+# disks' checksums).
 #
 #   drbd-connected      both nodes' resources connect over link 3
 #   secondary-refuses   on a Secondary (nodeB, before any promotion): a
@@ -78,21 +85,89 @@
 #                       dm-multipath failing nodeA's path (kfail_s) and to
 #                       nodeB's disk seeing its new ALUA state
 #                       (kb_state_s); and which node was the DC (dc=)
-#   logout              multipathd stopped, both logins ended (nodeA's
-#                       toward a dead node: with the hung-task limit at
-#                       120 s, see case_logout), nodeB has no channel left
-#   cluster-stop        Pacemaker and corosync stopped on nodeB, which
-#                       stops the agent (its LU gone) and DRBD (down)
-#                       first; the seconds in a NOTE line
+#   nodeA-return        fio with verification on the multipath device
+#                       while nodeA boots again (fabric_boot, 5 s in):
+#                       once its agent answers, the node set up as after
+#                       a reboot with its disk as the power cut left it
+#                       (no new metadata: DRBD up, SyncTarget from nodeB),
+#                       DRBD Connected Secondary/Primary UpToDate/UpToDate
+#                       on it, then corosync and Pacemaker started there;
+#                       nodeA online in its own crm_mon, crm_mon on nodeB
+#                       shows the agent promoted on nodeA and unpromoted
+#                       on nodeB: nodeA takes the promoted role back (the
+#                       location preference, nodeA 100 against nodeB 50,
+#                       moves it as soon as nodeA's instance runs;
+#                       resource stickiness does not hold a clone's
+#                       promoted role in Pacemaker 2.1), nodeA's path
+#                       reinstated in multipathd, active ready 50, nodeB's
+#                       a ghost (1); fio 10 s more, then ended (SIGINT)
+#                       without I/O or verify error; crm_mon on both nodes
+#                       with DRBD promoted on both and the agent as at the
+#                       start, DRBD Connected Primary/Primary UpToDate on
+#                       both, RTPG through the paths "1 0 1" and "2 2 0";
+#                       both copies equal: DRBD's online verify
+#                       (verify-alg crc32c) started on nodeA ends with no
+#                       block found out of sync, "oos:" 0 on both nodes,
+#                       the same MD5 sum of both lower disks' data area.
+#                       A NOTE line has fio's summary (stall_ms), the
+#                       seconds from the boot request to nodeA's agent
+#                       answering (boot_s), to the resync's end
+#                       (resync_s), to both nodes online in nodeA's
+#                       crm_mon (online_s), to the roles (roles_s) and
+#                       paths (io_s) as at the start; the resync as
+#                       nodeA's kernel log has it (resync_kb,
+#                       drbd_resync_s; sb: split brains detected), the
+#                       kernel's path reinstatement (kback_s), the
+#                       verify (verify_s, oos, sums) and both nodes'
+#                       used/available memory
+#   link-cut            fio with verification; after 10 s link 3 loses its
+#                       carrier at nodeA's end (fabric_carrier 3 off: DRBD
+#                       and corosync both cut). Each DRBD Primary loses
+#                       its peer, freezes its I/O and calls the fence-peer
+#                       handler: nodeA's (Active/Optimized) has nodeB's
+#                       power cut at once, nodeB's waits 15 s first and
+#                       dies with nodeB. Asserted: nodeB fenced (dead)
+#                       within 120 s of the cut, nodeA not, nodeA's
+#                       handler log says it killed nodeB; nodeA's DRBD
+#                       Primary, UpToDate, peer
+#                       Outdated (I/O resumed); 10 s later the carrier
+#                       back (nodeB stays dead); crm_mon on nodeA shows
+#                       both clones promoted on nodeA and nothing on
+#                       nodeB; nodeA's path active ready 50, RTPG "1 0 1";
+#                       fio (ended 5 s later) without I/O or verify
+#                       error. A NOTE line has fio's summary (the stall:
+#                       DRBD's freeze until the handler returned), which
+#                       node was fenced, the seconds from the cut to
+#                       nodeB's death (fenced_s) and to nodeA's DRBD
+#                       showing the peer Outdated (resumed_s), and the
+#                       state of nodeB's path
+#   nodeB-return        as nodeA-return, for nodeB: it boots again,
+#                       resyncs as SyncTarget from nodeA, rejoins as the
+#                       unpromoted node (nodeA keeps the promoted role),
+#                       its path comes back as a ghost; the same
+#                       assertions, the same NOTE line
+#   logout              multipathd stopped, both logins ended (one toward
+#                       a dead node, when a node did not come back: with
+#                       the hung-task limit at 120 s, see case_logout), no
+#                       channel left on a node that runs
+#   cluster-stop        Pacemaker and corosync stopped on nodeB, then on
+#                       nodeA (each that runs), which stops the agent (its
+#                       LU gone) and DRBD (down) first; the seconds in a
+#                       NOTE line
 #
 # SRPT_TEST_HA_FIO_SECS (default 60) is the length of the fio run of
-# kill-nodeA, SRPT_TEST_HA_TOKEN (default 3000) corosync's token timeout
-# in ms. The cluster's daemons are stopped on exit (also after a failure;
-# the nodes' teardown stops them too), their logs copied to
-# out/<node>/ (corosync.log, pacemaker.log). The test kills nodeA: the
-# runner tears down only nodeB (where ib_srpt must unload); nodeA's kernel
-# log is out/nodeA/dmesg.log. Pacemaker missing skips the test, and fails
-# it under CI=true.
+# kill-nodeA, SRPT_TEST_HA_FIO_MAX (default 1500) the limit of those that
+# the test ends itself (the returns, the cut), SRPT_TEST_HA_TOKEN (default
+# 3000) corosync's token timeout in ms; ib_srp keeps a lost path's disk
+# for SRPT_TEST_FABRIC_DEV_LOSS s (here default 1800). The cluster's
+# daemons are stopped on exit (also after a failure; the nodes' teardown
+# stops them too), their logs copied to out/<node>/ (corosync.log,
+# pacemaker.log; of a node's last boot). The runner tears down each node
+# that runs at the end (ib_srpt must unload there) and judges its kernel
+# log (all of it after a return); a node's kernel log up to a power cut is
+# out/<node>/dmesg.bootN.log (dmesg.log if it never came back), its
+# console console-<node>.bootN.log from the second boot on. Pacemaker
+# missing skips the test, and fails it under CI=true.
 # "named-only": run it with "vm.sh fabric 10-ha-drbd" or make check-ha.
 
 # shellcheck disable=SC2317 # the case functions run through sub_case
@@ -107,6 +182,11 @@ need_cmd multipathd multipath fio jq sg_rtpg corosync corosync-keygen corosync-c
 [[ $FABRIC_NODES == 3 ]] || die "this test needs the three-guest fabric (FABRIC_NODES=3)"
 STATE=$(mktemp -d)
 OUTD=$(test_out_dir)
+# ib_srp keeps a lost path's SCSI disk this long (lib-fabric.sh
+# fabric_srp_load): a node's return (nodeA-return, nodeB-return) comes
+# several minutes after its power cut, and its path must come back as the
+# same disk of the multipath device
+export SRPT_TEST_FABRIC_DEV_LOSS=${SRPT_TEST_FABRIC_DEV_LOSS:-1800}
 
 # on ROLE CMD...: fabric_on ROLE with a limit of 300 s, its output logged.
 on() {
@@ -402,34 +482,44 @@ case_kill_nodeA() {
 	return "$rc"
 }
 
-# The logout of nodeA's path waits for ib_srp's reconnect attempt in
-# progress (it holds the rport's mutex, srp_stop_rport_timers waits for
-# it), and a connect to a dead node ends only with the CM's REQ timeout,
-# about 75 s (-113): in one run the hung-task detector (30 s in the
-# guests) reported the srp_remove_work kworker. The initiator's, not the
-# target's: the logout raises the limit to 120 s and logs how long it took.
+# Both logins ended (multipathd stopped first), no channel left on the
+# nodes that run. A logout of a path toward a dead node (a node that did
+# not come back) waits for ib_srp's reconnect attempt in progress (it
+# holds the rport's mutex, srp_stop_rport_timers waits for it), and a
+# connect to a dead node ends only with the CM's REQ timeout, about 75 s
+# (-113): in one run the hung-task detector (30 s in the guests) reported
+# the srp_remove_work kworker. The initiator's, not the target's: the
+# logout raises the limit to 120 s and logs how long it took.
 case_logout() {
-	local t0=$SECONDS old
+	local t0=$SECONDS old r
 	fabric_teardown_multipath
 	old=$(cat /proc/sys/kernel/hung_task_timeout_secs)
 	echo 120 >/proc/sys/kernel/hung_task_timeout_secs
 	srp_logout_all 120 || { echo "$old" >/proc/sys/kernel/hung_task_timeout_secs; return 1; }
 	echo "$old" >/proc/sys/kernel/hung_task_timeout_secs
 	log "both logouts took $((SECONDS - t0))s"
-	fabric_wait_target_channels_on nodeB 0 30
+	for r in nodeA nodeB; do
+		fabric_dead "$r" || fabric_wait_target_channels_on "$r" 0 30
+	done
 }
 
-# Pacemaker and corosync stopped on nodeB: Pacemaker stops the agent
-# (its LU gone from configfs) and DRBD (down) first. The seconds it took in
-# a NOTE line.
+# Pacemaker and corosync stopped on nodeB, then on nodeA (on a node that
+# runs): Pacemaker stops the agent (its LU gone from configfs) and DRBD
+# (demoted, down) first; nodeB, Secondary when it leaves, marks its own
+# disk Outdated, so nodeA's DRBD calls no fence-peer handler. The seconds
+# each took in a NOTE line.
 case_cluster_stop() {
-	local t0=$SECONDS t
-	on nodeB fabric_ha_cluster_stop 150 >&2
-	t=$((SECONDS - t0))
-	log "cluster stopped on nodeB in ${t}s"
-	echo "NOTE cluster-stop: nodeB in ${t}s" >>"$SUBRESULTS"
-	on nodeB test ! -e "$CFS/core/iblock_0/ha_lu0"
-	on nodeB fabric_ha_drbd_wait 1 '^(cs:Unconfigured.*)?$' >&2
+	local t0 r note=
+	for r in nodeB nodeA; do
+		! fabric_dead "$r" || continue
+		t0=$SECONDS
+		on "$r" fabric_ha_cluster_stop 150 >&2
+		log "cluster stopped on $r in $((SECONDS - t0))s"
+		note+=" $r in $((SECONDS - t0))s"
+		on "$r" test ! -e "$CFS/core/iblock_0/ha_lu0"
+		on "$r" fabric_ha_drbd_wait 1 '^(cs:Unconfigured.*)?$' >&2
+	done
+	echo "NOTE cluster-stop:${note:- no node}" >>"$SUBRESULTS"
 }
 
 # stop_clusters: on exit, also after a failure: fabric_ha_cluster_stop on
@@ -453,10 +543,268 @@ fabric_wait_target_channels_on() {
 		{ echo "$1: $(fabric_on "$1" -t 30 fabric_target_channels) channel(s), want $2" >&2; return 1; }
 }
 
-# both nodes at once: soft-RoCE, ib_srpt, RAM disk, DRBD up
-on nodeA fabric_ha_node_setup >"$OUTD/setup-nodeA.log" 2>&1 &
+# fio_start NAME: fabric_fio_verify on the multipath device in the
+# background for at most $SRPT_TEST_HA_FIO_MAX s (default 1500), its
+# report in $OUTD/fio-NAME.json; its job in FIO_PID. fio_stop ends it.
+fio_start() {
+	fabric_fio_verify "$(cat "$STATE/mp")" "${SRPT_TEST_HA_FIO_MAX:-1500}" "$OUTD/fio-$1.json" \
+		>"$OUTD/fio-$1.err" 2>&1 &
+	FIO_PID=$!
+}
+
+# fio_running NAME: true while the fio of fio_start NAME runs.
+fio_running() {
+	kill -0 "$FIO_PID" 2>/dev/null && return 0
+	echo "fio $1 ended early: $(tail -n 5 "$OUTD/fio-$1.err")" >&2
+	return 1
+}
+
+# fio_stop NAME: end the fio of fio_start NAME (SIGINT: fio completes its
+# I/O in flight and writes its report, status 128) and write its summary
+# (fabric_fio_summary) to $STATE/fio-NAME.sum; fails when fio failed
+# otherwise (a verify error ends it with status 1) or reported an error.
+# Not in a subshell: fio is a job of this shell.
+fio_stop() {
+	local f rc=0 sum
+	f=$(pgrep -P "$FIO_PID" -x fio) || f=
+	[[ -z $f ]] || kill -INT "$f" 2>/dev/null || true
+	wait "$FIO_PID" || rc=$?
+	sum=$(fabric_fio_summary "$OUTD/fio-$1.json") || sum=
+	echo "${sum:-error=no-report}" >"$STATE/fio-$1.sum"
+	if ((rc != 0 && rc != 128)); then
+		echo "fio $1 failed (status $rc): $(tail -n 5 "$OUTD/fio-$1.err")" >&2
+		return 1
+	fi
+	[[ $sum == error=0\ * ]] || { echo "fio $1 reported an error: ${sum:-no report}" >&2; return 1; }
+}
+
+# data_sum ROLE FILE: fabric_ha_data_sum on ROLE into FILE.
+data_sum() {
+	fabric_on "$1" -t 300 fabric_ha_data_sum >"$2"
+}
+
+# copies_equal: both nodes hold the same data: DRBD's online verify (from
+# nodeA) ends, both nodes' out-of-sync count is 0 afterwards, and the data
+# areas of both lower disks have the same MD5 sum (read on both at once).
+# Prints "verify_s=S oos=A/B sums=equal|differ"; fails unless all agree.
+copies_equal() {
+	local t0=$SECONDS out oa ob pa pb rc=0 sums=differ
+	out=$(on nodeA fabric_ha_drbd_verify 280) || { echo "online verify failed" >&2; return 1; }
+	log "online verify on nodeA: $out"
+	[[ $out != *"Online verify found"* ]] || rc=1
+	oa=$(on nodeA fabric_ha_drbd_oos) || rc=1
+	ob=$(on nodeB fabric_ha_drbd_oos) || rc=1
+	[[ $oa == 0 && $ob == 0 ]] || rc=1
+	data_sum nodeA "$STATE/sum-nodeA" &
+	pa=$!
+	data_sum nodeB "$STATE/sum-nodeB" &
+	pb=$!
+	wait "$pa" || rc=1
+	wait "$pb" || rc=1
+	if [[ -s $STATE/sum-nodeA && $(cat "$STATE/sum-nodeA") == "$(cat "$STATE/sum-nodeB")" ]]; then
+		sums=equal
+	else
+		rc=1
+	fi
+	log "lower disks' data: nodeA $(cat "$STATE/sum-nodeA") nodeB $(cat "$STATE/sum-nodeB")"
+	echo "verify_s=$((SECONDS - t0)) oos=${oa:-?}/${ob:-?} sums=$sums"
+	((rc == 0)) || echo "the copies differ: out-of-sync nodeA ${oa:-?} nodeB ${ob:-?} KiB, sums $sums" >&2
+	return "$rc"
+}
+
+# both_as_at_start: nodeA's path active, nodeB's a ghost, crm_mon on both
+# nodes with DRBD promoted on both and the agent promoted on nodeA only,
+# DRBD connected, Primary and UpToDate on both; RTPG through each path.
+both_as_at_start() {
+	local rc=0 r
+	for r in nodeA nodeB; do
+		expect "crm_mon on $r, SRPTarget" "$(on "$r" fabric_ha_crm_roles "$HA_LU_CLONE")" \
+			"nodeA=Promoted nodeB=Unpromoted" || rc=1
+		expect "crm_mon on $r, DRBD" "$(on "$r" fabric_ha_crm_roles "$HA_DRBD_CLONE")" \
+			"nodeA=Promoted nodeB=Promoted" || rc=1
+		on "$r" fabric_ha_drbd_wait 30 '^cs:Connected ro:Primary/Primary ds:UpToDate/UpToDate' >&2 || rc=1
+	done
+	mpath_alua_ready || { echo "paths: $(fabric_ha_paths | tr '\n' ';')" >&2; rc=1; }
+	expect "RTPG through nodeA's path" "$(fabric_ha_rtpg "/dev/$(cat "$STATE/dA")")" "1 0 1" || rc=1
+	expect "RTPG through nodeB's path" "$(fabric_ha_rtpg "/dev/$(cat "$STATE/dB")")" "2 2 0" || rc=1
+	return "$rc"
+}
+
+# online_on ROLE: fabric_ha_cluster_online on ROLE.
+online_on() {
+	fabric_on "$1" -t 60 fabric_ha_cluster_online
+}
+
+# The node ROLE, killed before (kill-nodeA, link-cut), comes back under
+# fio with verification on the multipath device: after 5 s the host boots
+# it again (fabric_boot); once its agent answers, the node is set up as
+# after a reboot (fabric_ha_node_setup return: ib_srpt, soft-RoCE, its
+# lower disk with DRBD's metadata from before the power cut, DRBD up,
+# which connects and resyncs from the peer as SyncTarget, the bitmaps
+# saying what; Secondary until Pacemaker runs); after the resync corosync
+# and Pacemaker start there with the cluster's key, the node joins, and
+# Pacemaker promotes DRBD there and starts the agent's instance; the
+# initiator's ib_srp reconnects its path to the node (reconnect_delay)
+# and multipathd reinstates it. The wanted end is the state of the start:
+# the agent promoted on nodeA (for nodeA's return that takes a failback,
+# the location preference nodeA 100 against nodeB 50 moving the promoted
+# instance back), nodeA's path active ready (50), nodeB's a ghost (1).
+# Then 10 s more of fio, which must end without I/O or verify error;
+# both_as_at_start; copies_equal. A NOTE line has fio's summary and the
+# seconds from the boot request to: the node's agent answering (boot_s),
+# DRBD UpToDate/UpToDate on it (resync_s), both nodes online in its
+# Pacemaker (online_s), the agent's roles as wanted (roles_s), the paths
+# as wanted (io_s); the resync as the node's kernel log has it
+# (fabric_ha_resync_info: its KiB, its seconds, split brains seen), the
+# kernel's first "Reinstating path" after the boot request (kback_s),
+# copies_equal's result, and both nodes' used/available memory in MiB.
+case_node_return() {
+	local role=$1 peer=nodeA t0 t_boot=- t_sync=- t_online=- t_roles=- t_io=- sum rc=0 sync=- eq=- kt
+	[[ $role != nodeA ]] || peer=nodeB
+	fabric_dead "$role" || { echo "$role was not killed: nothing to come back" >&2; return 1; }
+	! fabric_dead "$peer" || { echo "$peer is dead too" >&2; return 1; }
+	fio_start "$role-return"
+	sleep 5
+	fio_running "$role-return" || return 1
+	fabric_mark FAULT "$role-return up"
+	t0=$SECONDS
+	if ! fabric_boot "$role" >&2; then
+		fio_stop "$role-return" || true
+		return 1
+	fi
+	if ! wait_for 300 fabric_agent_ready "$role"; then
+		echo "$role's agent does not answer within 300s of its boot" >&2
+		fio_stop "$role-return" || true
+		return 1
+	fi
+	t_boot=$((SECONDS - t0))
+	log "$role booted again, its agent answers after ${t_boot}s"
+	if ! on "$role" fabric_ha_node_setup return >"$OUTD/setup-$role-return.log" 2>&1; then
+		echo "$role's setup failed: $(tail -n 3 "$OUTD/setup-$role-return.log")" >&2
+		fio_stop "$role-return" || true
+		return 1
+	fi
+	if on "$role" fabric_ha_drbd_wait 280 '^cs:Connected ro:Secondary/Primary ds:UpToDate/UpToDate' >&2; then
+		t_sync=$((SECONDS - t0))
+	else
+		rc=1
+	fi
+	sync=$(on "$role" fabric_ha_resync_info) || sync=-
+	log "$role's DRBD resynced ${t_sync}s after the boot request: $sync"
+	on "$role" fabric_ha_cluster_start "$OUTD/authkey" >&2 || rc=1
+	if wait_for 300 online_on "$role"; then
+		t_online=$((SECONDS - t0))
+	else
+		echo "$role did not join the cluster within 300s" >&2
+		rc=1
+	fi
+	if wait_roles 400 "$peer" "$HA_LU_CLONE" "nodeA=Promoted nodeB=Unpromoted"; then
+		t_roles=$((SECONDS - t0))
+	else
+		rc=1
+	fi
+	if wait_for 300 mpath_alua_ready; then
+		t_io=$((SECONDS - t0))
+	else
+		echo "paths not back as at the start: $(fabric_ha_paths | tr '\n' ';')" >&2
+		rc=1
+	fi
+	sleep 10
+	fio_stop "$role-return" || rc=1
+	sum=$(cat "$STATE/fio-$role-return.sum")
+	kt=$(fabric_kernel_times "$role-return")
+	multipath -ll >&2 || true
+	log "$role-return: $sum; agent ${t_boot}s, resync ${t_sync}s, online ${t_online}s, roles ${t_roles}s, paths ${t_io}s after the boot request; $sync; kernel: $kt"
+	both_as_at_start || rc=1
+	eq=$(copies_equal) || rc=1
+	echo "NOTE $role-return: $sum boot_s=$t_boot resync_s=$t_sync online_s=$t_online roles_s=$t_roles io_s=$t_io $sync ${kt#kfail_s=* } $eq mem_MiB_used/avail nodeA=$(mem_used nodeA) nodeB=$(mem_used nodeB)" >>"$SUBRESULTS"
+	return "$rc"
+}
+
+# nodeB_fenced: nodeB's power was cut (fabric_kill by nodeA's fence-peer
+# handler).
+nodeB_fenced() {
+	fabric_dead nodeB
+}
+
+# The replication link cut under fio with verification on the multipath
+# device (nodeA promoted, both nodes connected): after 10 s link 3 loses
+# its carrier at nodeA's end (fabric_carrier 3 off: DRBD and corosync both
+# cut off). Each DRBD Primary loses its peer, freezes its I/O and calls
+# the fence-peer handler (tools/testing/ha-fence-peer.sh): nodeA's, whose
+# ALUA group is Active/Optimized, has the host cut nodeB's power at once;
+# nodeB's waits 15 s first and dies with nodeB. nodeA's DRBD marks the
+# peer Outdated and lets the I/O go on; its Pacemaker sees nodeB gone and
+# keeps the agent promoted. 10 s after the I/O resumed the carrier comes
+# back (fabric_carrier 3 on), nodeB stays dead (nodeB-return boots it).
+# Asserted: nodeB was fenced within 120 s and nodeA not; nodeA's handler
+# log says it killed nodeB; nodeA's DRBD Primary, UpToDate, the peer
+# Outdated, waiting for a connection; crm_mon on nodeA shows both clones
+# promoted on nodeA and nothing on nodeB; nodeA's path active ready (50),
+# RTPG through it "1 0 1"; fio without I/O or verify error. A NOTE line
+# has fio's summary (its stall: DRBD's freeze while the connection loss
+# was noticed and the handler ran), the seconds from the cut to nodeB's
+# death (fenced_s) and to nodeA's DRBD showing the peer Outdated
+# (resumed_s), and what became of nodeB's path.
+case_link_cut() {
+	local t0 t_fenced=- t_res=- sum rc=0 hlog fenced r n0 hfile=$FABRIC_SHARE/out/nodeA/fence-peer.log
+	! fabric_dead nodeA || { echo "nodeA is dead" >&2; return 1; }
+	! fabric_dead nodeB || { echo "nodeB is dead" >&2; return 1; }
+	on nodeB fabric_ha_drbd_wait 1 '^cs:Connected ro:Primary/Primary ds:UpToDate/UpToDate' >&2 || return 1
+	mpath_alua_ready || { echo "nodeA is not the node with I/O: $(fabric_ha_paths | tr '\n' ';')" >&2; return 1; }
+	# nodeA's fence-peer handler log from here on
+	n0=$(wc -l <"$hfile" 2>/dev/null) || n0=0
+	fio_start link-cut
+	sleep 10
+	fio_running link-cut || return 1
+	fabric_mark FAULT "link-cut down"
+	t0=$SECONDS
+	fabric_carrier 3 off >&2 || rc=1
+	if wait_for 120 nodeB_fenced; then
+		t_fenced=$((SECONDS - t0))
+		log "nodeB's power cut ${t_fenced}s after the link's"
+	else
+		echo "nodeB was not fenced within 120s of the cut" >&2
+		rc=1
+	fi
+	if on nodeA fabric_ha_drbd_wait 120 '^cs:[A-Za-z]+ ro:Primary/Unknown ds:UpToDate/Outdated' >&2; then
+		t_res=$((SECONDS - t0))
+	else
+		rc=1
+	fi
+	sleep 10
+	fabric_mark FAULT "link-cut up"
+	fabric_carrier 3 on >&2 || rc=1
+	wait_roles 60 nodeA "$HA_LU_CLONE" "nodeA=Promoted nodeB=-" || rc=1
+	sleep 5
+	fio_stop link-cut || rc=1
+	sum=$(cat "$STATE/fio-link-cut.sum")
+	multipath -ll >&2 || true
+	fabric_ha_paths >&2
+	hlog=$(tail -n +$((n0 + 1)) "$hfile" 2>/dev/null | tr '\n' ';') || hlog=
+	log "link-cut: $sum; nodeB fenced ${t_fenced}s, nodeA's I/O resumed ${t_res}s after the cut; nodeA's fence-peer handler: $hlog"
+	log "nodeB's fence-peer handler: $(tr '\n' ';' <"$FABRIC_SHARE/out/nodeB/fence-peer.log" 2>/dev/null)"
+	fenced=
+	for r in nodeA nodeB; do
+		! fabric_dead "$r" || fenced+=${fenced:+,}$r
+	done
+	echo "NOTE link-cut: $sum fenced=${fenced:--} fenced_s=$t_fenced resumed_s=$t_res b_path=\"$(fabric_ha_paths | awk -v d="$(cat "$STATE/dB")" '$1 == d { print $2, $3 }')\"" >>"$SUBRESULTS"
+	! fabric_dead nodeA || { echo "nodeA was fenced" >&2; rc=1; }
+	[[ $hlog == *"nodeB killed"* ]] || { echo "nodeA's fence-peer handler did not kill nodeB" >&2; rc=1; }
+	on nodeA fabric_ha_drbd_wait 10 '^cs:WFConnection ro:Primary/Unknown ds:UpToDate/Outdated' >&2 || rc=1
+	expect "crm_mon on nodeA, DRBD" "$(on nodeA fabric_ha_crm_roles "$HA_DRBD_CLONE")" "nodeA=Promoted nodeB=-" || rc=1
+	expect "crm_mon on nodeA, SRPTarget" "$(on nodeA fabric_ha_crm_roles "$HA_LU_CLONE")" "nodeA=Promoted nodeB=-" || rc=1
+	fabric_ha_path_is "$(cat "$STATE/dA")" active ready 50 ||
+		{ echo "nodeA's path: $(fabric_ha_paths | tr '\n' ';')" >&2; rc=1; }
+	expect "RTPG through nodeA's path" "$(fabric_ha_rtpg "/dev/$(cat "$STATE/dA")")" "1 0 1" || rc=1
+	return "$rc"
+}
+
+# both nodes at once: soft-RoCE, ib_srpt, DRBD's metadata on the node's
+# disk, DRBD up
+on nodeA fabric_ha_node_setup new >"$OUTD/setup-nodeA.log" 2>&1 &
 pa=$!
-on nodeB fabric_ha_node_setup >"$OUTD/setup-nodeB.log" 2>&1 &
+on nodeB fabric_ha_node_setup new >"$OUTD/setup-nodeB.log" 2>&1 &
 pb=$!
 rc=0
 wait "$pa" || rc=1
@@ -479,6 +827,9 @@ if [[ ${SRPT_TEST_HA_SWITCHOVER:-1} == 1 ]]; then
 		die "not back on nodeA after the switch-overs"
 fi
 sub_case kill-nodeA case_kill_nodeA || true
+sub_case nodeA-return case_node_return nodeA || true
+sub_case link-cut case_link_cut || true
+sub_case nodeB-return case_node_return nodeB || true
 sub_case logout case_logout || true
 sub_case cluster-stop case_cluster_stop || true
 sub_exit
