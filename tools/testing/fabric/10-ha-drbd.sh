@@ -117,7 +117,9 @@
 #                       paths (io_s) as at the start; the resync as
 #                       nodeA's kernel log has it (resync_kb,
 #                       drbd_resync_s; sb: split brains detected), the
-#                       kernel's path reinstatement (kback_s), the
+#                       initiator kernel's reinstatement of nodeA's path
+#                       (kback_s) and nodeA's port Active/Optimized
+#                       there (kao_s), the
 #                       verify (verify_s, oos, sums) and both nodes'
 #                       used/available memory
 #   link-cut            fio with verification; after 10 s link 3 loses its
@@ -138,9 +140,12 @@
 #                       error. A NOTE line has fio's summary (the stall:
 #                       DRBD's freeze until the handler returned), which
 #                       node was fenced, the seconds from the cut to
-#                       nodeB's death (fenced_s) and to nodeA's DRBD
-#                       showing the peer Outdated (resumed_s), and the
-#                       state of nodeB's path
+#                       nodeB's death (fenced_s), to nodeA's DRBD
+#                       showing the peer Outdated (resumed_s) and to the
+#                       initiator seeing nodeB's port Active/Optimized
+#                       (b_kao_s: Pacemaker on nodeB promotes its
+#                       instance when it is not fenced first; "-" for
+#                       never), and the state of nodeB's path
 #   nodeB-return        as nodeA-return, for nodeB: it boots again,
 #                       resyncs as SyncTarget from nodeA, rejoins as the
 #                       unpromoted node (nodeA keeps the promoted role),
@@ -358,6 +363,34 @@ kill_times() {
 		END {
 			printf "kfail_s=%s kb_state_s=%s\n", (tf == "") ? "-" : sprintf("%.1f", tf - t0),
 				(tb == "") ? "-" : sprintf("%.1f", tb - t0)
+		}'
+}
+
+# path_times MARK DISK: from this guest's kernel log, print "back_s=R
+# ao_s=A": R the seconds from the first line "ib_srpt-test: FAULT MARK" to
+# dm-multipath's first "Reinstating path" of DISK (a path's disk, sda say)
+# after it, A to the first ALUA state "A" (Active/Optimized) the kernel
+# reported for DISK after it; "-" for none.
+path_times() {
+	local sd mm
+	sd=$(readlink -f "/sys/block/$2/device") || sd=
+	mm=$(cat "/sys/block/$2/dev") || mm=
+	dmesg | path_times_of "$1" "${sd##*/}" "$mm"
+}
+
+# path_times_of MARK SCSI_ADDR MAJ:MIN: path_times on the kernel log on
+# stdin, for the disk with that SCSI address (0:0:0:0) and device number.
+path_times_of() {
+	awk -v mark="ib_srpt-test: FAULT $1" -v ao="sd $2: alua: port group " \
+		-v back="device-mapper: multipath: .*Reinstating path $3[.]" '
+		function ts(l) { sub(/^\[ */, "", l); sub(/\].*/, "", l); return l + 0 }
+		index($0, mark) && t0 == "" { t0 = ts($0); next }
+		t0 == "" { next }
+		$0 ~ back && tr == "" { tr = ts($0) }
+		index($0, ao) && / state A / && ta == "" { ta = ts($0) }
+		END {
+			printf "back_s=%s ao_s=%s\n", (tr == "") ? "-" : sprintf("%.1f", tr - t0),
+				(ta == "") ? "-" : sprintf("%.1f", ta - t0)
 		}'
 }
 
@@ -656,7 +689,9 @@ online_on() {
 # Pacemaker (online_s), the agent's roles as wanted (roles_s), the paths
 # as wanted (io_s); the resync as the node's kernel log has it
 # (fabric_ha_resync_info: its KiB, its seconds, split brains seen), the
-# kernel's first "Reinstating path" after the boot request (kback_s),
+# kernel's first "Reinstating path" of the node's path after the boot
+# request (kback_s) and its first report of the node's port group as
+# Active/Optimized (kao_s, "-" for none: nodeB stays Standby),
 # copies_equal's result, and both nodes' used/available memory in MiB.
 case_node_return() {
 	local role=$1 peer=nodeA t0 t_boot=- t_sync=- t_online=- t_roles=- t_io=- sum rc=0 sync=- eq=- kt
@@ -712,12 +747,15 @@ case_node_return() {
 	sleep 10
 	fio_stop "$role-return" || rc=1
 	sum=$(cat "$STATE/fio-$role-return.sum")
-	kt=$(fabric_kernel_times "$role-return")
+	# the kernel's view of the node's path: reinstated, Active/Optimized
+	kt=$(path_times "$role-return up" "$(cat "$STATE/d${role#node}")") || kt="back_s=? ao_s=?"
+	kt="kback_s=${kt#back_s=}"
+	kt=${kt/ ao_s=/ kao_s=}
 	multipath -ll >&2 || true
 	log "$role-return: $sum; agent ${t_boot}s, resync ${t_sync}s, online ${t_online}s, roles ${t_roles}s, paths ${t_io}s after the boot request; $sync; kernel: $kt"
 	both_as_at_start || rc=1
 	eq=$(copies_equal) || rc=1
-	echo "NOTE $role-return: $sum boot_s=$t_boot resync_s=$t_sync online_s=$t_online roles_s=$t_roles io_s=$t_io $sync ${kt#kfail_s=* } $eq mem_MiB_used/avail nodeA=$(mem_used nodeA) nodeB=$(mem_used nodeB)" >>"$SUBRESULTS"
+	echo "NOTE $role-return: $sum boot_s=$t_boot resync_s=$t_sync online_s=$t_online roles_s=$t_roles io_s=$t_io $sync $kt $eq mem_MiB_used/avail nodeA=$(mem_used nodeA) nodeB=$(mem_used nodeB)" >>"$SUBRESULTS"
 	return "$rc"
 }
 
@@ -745,9 +783,12 @@ nodeB_fenced() {
 # has fio's summary (its stall: DRBD's freeze while the connection loss
 # was noticed and the handler ran), the seconds from the cut to nodeB's
 # death (fenced_s) and to nodeA's DRBD showing the peer Outdated
-# (resumed_s), and what became of nodeB's path.
+# (resumed_s), to the initiator's kernel seeing nodeB's port group
+# Active/Optimized (b_kao_s, "-" for never: Pacemaker on nodeB, which
+# lost nodeA as well, promotes its instance unless nodeB is fenced
+# first), and what became of nodeB's path.
 case_link_cut() {
-	local t0 t_fenced=- t_res=- sum rc=0 hlog fenced r n0 hfile=$FABRIC_SHARE/out/nodeA/fence-peer.log
+	local t0 t_fenced=- t_res=- sum rc=0 hlog fenced r n0 bao hfile=$FABRIC_SHARE/out/nodeA/fence-peer.log
 	! fabric_dead nodeA || { echo "nodeA is dead" >&2; return 1; }
 	! fabric_dead nodeB || { echo "nodeB is dead" >&2; return 1; }
 	on nodeB fabric_ha_drbd_wait 1 '^cs:Connected ro:Primary/Primary ds:UpToDate/UpToDate' >&2 || return 1
@@ -784,11 +825,16 @@ case_link_cut() {
 	hlog=$(tail -n +$((n0 + 1)) "$hfile" 2>/dev/null | tr '\n' ';') || hlog=
 	log "link-cut: $sum; nodeB fenced ${t_fenced}s, nodeA's I/O resumed ${t_res}s after the cut; nodeA's fence-peer handler: $hlog"
 	log "nodeB's fence-peer handler: $(tr '\n' ';' <"$FABRIC_SHARE/out/nodeB/fence-peer.log" 2>/dev/null)"
+	# nodeB's port reported Active/Optimized after the cut: Pacemaker on
+	# nodeB, which lost nodeA too, promoted its instance before it was
+	# fenced ("-": it did not)
+	bao=$(path_times "link-cut down" "$(cat "$STATE/dB")") || bao="ao_s=?"
+	bao=${bao#*ao_s=}
 	fenced=
 	for r in nodeA nodeB; do
 		! fabric_dead "$r" || fenced+=${fenced:+,}$r
 	done
-	echo "NOTE link-cut: $sum fenced=${fenced:--} fenced_s=$t_fenced resumed_s=$t_res b_path=\"$(fabric_ha_paths | awk -v d="$(cat "$STATE/dB")" '$1 == d { print $2, $3 }')\"" >>"$SUBRESULTS"
+	echo "NOTE link-cut: $sum fenced=${fenced:--} fenced_s=$t_fenced resumed_s=$t_res b_kao_s=$bao b_path=\"$(fabric_ha_paths | awk -v d="$(cat "$STATE/dB")" '$1 == d { print $2, $3 }')\"" >>"$SUBRESULTS"
 	! fabric_dead nodeA || { echo "nodeA was fenced" >&2; rc=1; }
 	[[ $hlog == *"nodeB killed"* ]] || { echo "nodeA's fence-peer handler did not kill nodeB" >&2; rc=1; }
 	on nodeA fabric_ha_drbd_wait 10 '^cs:WFConnection ro:Primary/Unknown ds:UpToDate/Outdated' >&2 || rc=1
