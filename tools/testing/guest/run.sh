@@ -26,7 +26,9 @@
 #   <test>.target.dmesg  (MODE=fabric) the target guest's kernel messages
 #                     (three guests: <test>.nodeA.dmesg, <test>.nodeB.dmesg;
 #                     a node killed by the test has none, its whole log is
-#                     /ib_srpt/out/<node>/dmesg.log)
+#                     /ib_srpt/out/<node>/dmesg.log; one that the test
+#                     booted again has all of its new boot's, that of
+#                     the boot killed is out/<node>/dmesg.bootN.log)
 
 set -uo pipefail
 
