@@ -322,6 +322,17 @@ run_host_agent() {
 # host agent serves "fabric_carrier 1|2|3 on|off" and "fabric_kill
 # nodeA|nodeB" and refuses the rest; a kill that did not reach QEMU marks
 # no node dead.
+# agent_req DIR REQ: hand REQ to the host agent spooling in DIR/spool/host;
+# print the status it answered ("none" after 10 s).
+agent_req() {
+	mkdir -p "$1/spool/host"
+	echo "$2 " >"$1/spool/host/r.tmp"
+	mv "$1/spool/host/r.tmp" "$1/spool/host/r.req"
+	for _ in $(seq 100); do [[ -e $1/spool/host/r.rc ]] && break; sleep 0.1; done
+	cat "$1/spool/host/r.rc" 2>/dev/null || echo none
+	rm -f "$1/spool/host/r".*
+}
+
 run_host_agent3() {
 	local dir=$TMP/host-agent3 got="" req
 	mkdir -p "$dir"
@@ -331,12 +342,7 @@ run_host_agent3() {
 		_ "$dir" >"$dir.log" 2>&1 &
 	for req in "fabric_carrier 4 off" "fabric_kill nodeC" "fabric_kill" "fabric_carrier 3 off" \
 		"fabric_kill nodeB"; do
-		mkdir -p "$dir/spool/host"
-		echo "$req " >"$dir/spool/host/r.tmp"
-		mv "$dir/spool/host/r.tmp" "$dir/spool/host/r.req"
-		for _ in $(seq 100); do [[ -e $dir/spool/host/r.rc ]] && break; sleep 0.1; done
-		got+="$(cat "$dir/spool/host/r.rc" 2>/dev/null || echo none) "
-		rm -f "$dir/spool/host/r".*
+		got+="$(agent_req "$dir" "$req") "
 	done
 	: >"$dir/stop"
 	wait
@@ -377,11 +383,7 @@ EOF2
 			: >"$dir/spool/nodeA/left.req"
 			continue
 		fi
-		echo "$req " >"$dir/spool/host/r.tmp"
-		mv "$dir/spool/host/r.tmp" "$dir/spool/host/r.req"
-		for _ in $(seq 100); do [[ -e $dir/spool/host/r.rc ]] && break; sleep 0.1; done
-		got+="$(cat "$dir/spool/host/r.rc" 2>/dev/null || echo none) "
-		rm -f "$dir/spool/host/r".*
+		got+="$(agent_req "$dir" "$req") "
 	done
 	: >"$dir/stop"
 	wait
