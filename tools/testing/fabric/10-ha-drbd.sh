@@ -164,7 +164,15 @@
 # kill-nodeA, SRPT_TEST_HA_FIO_MAX (default 1500) the limit of those that
 # the test ends itself (the returns, the cut), SRPT_TEST_HA_TOKEN (default
 # 3000) corosync's token timeout in ms; ib_srp keeps a lost path's disk
-# for SRPT_TEST_FABRIC_DEV_LOSS s (here default 1800). The cluster's
+# for SRPT_TEST_FABRIC_DEV_LOSS s (here default 1800).
+# SRPT_TEST_HA_LOGIN (default "tl_retry_count=6") holds ib_srp's extra
+# login options for both paths. ib_srp asks for 7 transport retries by
+# default; the InfiniBand specification counts 7 as seven retries (only
+# the RNR retry count gives 7 the meaning "forever"), but soft-RoCE
+# (rxe_comp.c) never decrements a retry count of 7 and so retransmits to a
+# dead node forever: the initiator then sees no transport error and the
+# path fails only through SCSI timeouts and error handling. 6 makes rxe
+# give up as an HCA does. The cluster's
 # daemons are stopped on exit (also after a failure; the nodes' teardown
 # stops them too), their logs copied to out/<node>/ (corosync.log,
 # pacemaker.log; of a node's last boot). The runner tears down each node
@@ -192,6 +200,8 @@ OUTD=$(test_out_dir)
 # several minutes after its power cut, and its path must come back as the
 # same disk of the multipath device
 export SRPT_TEST_FABRIC_DEV_LOSS=${SRPT_TEST_FABRIC_DEV_LOSS:-1800}
+# ib_srp's login options for both paths (see the header)
+SRPT_TEST_HA_LOGIN=${SRPT_TEST_HA_LOGIN-tl_retry_count=6}
 
 # on ROLE CMD...: fabric_on ROLE with a limit of 300 s, its output logged.
 on() {
@@ -310,11 +320,14 @@ case_mpath_alua() {
 	# loads it on an initiator; here, no udev): the disks' access_state
 	# in sysfs, multipathd's priorities, follow the ALUA states from then on.
 	modprobe scsi_dh_alua
-	dA=$(fabric_login 1)
-	dB=$(fabric_login 2)
+	# shellcheck disable=SC2086 # options, split on blanks
+	dA=$(fabric_login 1 $SRPT_TEST_HA_LOGIN)
+	# shellcheck disable=SC2086
+	dB=$(fabric_login 2 $SRPT_TEST_HA_LOGIN)
 	echo "${dA#/dev/}" >"$STATE/dA"
 	echo "${dB#/dev/}" >"$STATE/dB"
 	log "paths: $dA (nodeA, link 1) $dB (nodeB, link 2)"
+	log "ib_srp tl_retry_count: $(cat /sys/class/scsi_host/host*/tl_retry_count 2>/dev/null | tr '\n' ' ')"
 	expect "RTPG through nodeA's path" "$(fabric_ha_rtpg "$dA")" "1 0 1"
 	expect "RTPG through nodeB's path" "$(fabric_ha_rtpg "$dB")" "2 2 0"
 	log "sysfs access_state: sda $(cat /sys/block/"${dA#/dev/}"/device/access_state 2>&1)," \
