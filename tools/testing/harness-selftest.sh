@@ -536,6 +536,20 @@ failed-sub|1 NOTE total: 1000 IUs sent (debian:1000), 0 reports;FAIL total;|FAIL
 EOF2
 }
 
+# run_guest_tests: check.sh's guest stage with TESTS set (make check-ha)
+# runs those tests in one guest, not the lanes of the whole suite.
+run_guest_tests() {
+	local dir=$TMP/guest-tests got
+	mkdir -p "$dir/results"
+	got=$(env -u STAGES -u VM_SMP -u CHECK_GUEST_LANES CI= CHECK_SH_LIB=1 TESTS=25-ocf-agent \
+		IB_SRPT_RESULTS="$dir/results" CHECK="$(dirname "$LIB")/check.sh" \
+		bash -c '. "$CHECK"
+			guest_run() { echo "guest_run $3 $4|$5"; }
+			guest_lanes() { echo lanes; }
+			guest' 2>&1 | grep -E '^(guest_run|lanes)' | tr '\n' ';')
+	check "guest stage with TESTS=25-ocf-agent: one guest runs it" "guest_run 2 25-ocf-agent|;" "$got"
+}
+
 # run_test_env: vm.sh's guest env file carries SRPT_TEST_* values whole,
 # blanks, "|" and ";" included, and running it runs none of them.
 run_test_env() {
@@ -551,6 +565,7 @@ run_test_env() {
 
 echo "checking $LIB"
 run_test_env
+run_guest_tests
 run_fuzz_total
 run_kmsg
 run_ktap
