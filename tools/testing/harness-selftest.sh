@@ -550,6 +550,41 @@ run_guest_tests() {
 	check "guest stage with TESTS=25-ocf-agent: one guest runs it" "guest_run 2 25-ocf-agent|;" "$got"
 }
 
+# run_known_reports: known-reports.sh drops DRBD 8.4's report of sleeping
+# under rcu_read_lock (as 10-ha-drbd's link-cut printed it) and names it,
+# and keeps the same report when ib_srpt is in it, and any other report.
+run_known_reports() {
+	local dir=$TMP/known-reports kr got
+	kr="$(dirname "$LIB")/known-reports.sh"
+	mkdir -p "$dir"
+	cat >"$dir/drbd" <<'EOF2'
+nodeA: [  220.684729] drbd r0/0 drbd0: new current UUID 793166633B7BF451
+nodeA: [  220.684861] ------------[ cut here ]------------
+nodeA: [  220.684874] Voluntary context switch within RCU read-side critical section!
+nodeA: [  220.685098] WARNING: CPU: 0 PID: 319 at kernel/rcu/tree_plugin.h:331 rcu_note_context_switch+0x4a0/0x5f0
+nodeA: [  220.686946]  <TASK>
+nodeA: [  220.687004]  __schedule+0xc7/0xbf0
+nodeA: [  220.687422]  drbd_md_write+0x177/0x2a0 [drbd]
+nodeA: [  220.687554]  drbd_uuid_new_current+0xc4/0x130 [drbd]
+nodeA: [  220.687672]  w_after_conn_state_ch+0x201/0x280 [drbd]
+nodeA: [  220.688023]  </TASK>
+nodeA: [  220.688059] ---[ end trace 0000000000000000 ]---
+nodeA: [  220.695648] drbd r0: susp( 1 -> 0 )
+EOF2
+	got=$("$kr" <"$dir/drbd" 2>"$dir/known" | grep -c 'WARNING\|cut here\|end trace')
+	check "known-reports: DRBD 8.4's RCU report dropped" "0" "$got"
+	check "known-reports: DRBD 8.4's RCU report named" \
+		"KNOWN drbd84-uuid-rcu: nodeA: [  220.685098] WARNING: CPU: 0 PID: 319 at kernel/rcu/tree_plugin.h:331 rcu_note_context_switch+0x4a0/0x5f0" \
+		"$(cat "$dir/known")"
+	check "known-reports: the lines around it kept" "2" "$("$kr" <"$dir/drbd" 2>/dev/null | grep -c 'drbd r0')"
+	sed 's/__schedule+0xc7\/0xbf0/srpt_queue_status+0x10\/0x90 [ib_srpt]/' "$dir/drbd" >"$dir/srpt"
+	got=$("$kr" <"$dir/srpt" 2>"$dir/known" | grep -c 'WARNING')
+	check "known-reports: the same report with ib_srpt in it kept" "1 0" "$got $(wc -l <"$dir/known")"
+	sed 's/Voluntary context switch/Some other report/' "$dir/drbd" >"$dir/other"
+	got=$("$kr" <"$dir/other" 2>"$dir/known" | grep -c 'WARNING')
+	check "known-reports: another report in DRBD kept" "1 0" "$got $(wc -l <"$dir/known")"
+}
+
 # run_test_env: vm.sh's guest env file carries SRPT_TEST_* values whole,
 # blanks, "|" and ";" included, and running it runs none of them.
 run_test_env() {
@@ -566,6 +601,7 @@ run_test_env() {
 echo "checking $LIB"
 run_test_env
 run_guest_tests
+run_known_reports
 run_fuzz_total
 run_kmsg
 run_ktap
