@@ -396,6 +396,39 @@ EOF2
 		"$(cat "$dir/qemu-nodeA.boots") $([[ -e $dir/console-nodeA.boot2.log ]] && echo yes) $(cat "$dir/out/nodeA/dmesg.boot1.log" 2>/dev/null)"
 }
 
+# run_host_agent_ceph: with ceph=DIR the host agent serves the gateway
+# tests' Ceph requests, each word checked (an OSD ID of one digit, a wait
+# of 1 to 300 s, no argument to ceph_image_sha256), and refuses them
+# without it. DIR here holds no cluster: a request served fails in
+# ceph-cluster.sh (status 1; wait-clean after its 1 s), one refused
+# answers 2.
+run_host_agent_ceph() {
+	local dir=$TMP/host-agent-ceph got="" req
+	mkdir -p "$dir/cluster"
+	env VM_SH_LIB=1 VM="$(dirname "$LIB")/vm.sh" bash -c '
+		. "$VM"
+		fabric_host_agent "" "$1/spool/host" "$1/stop" nodeA="$1/a.sock" nodeB="$1/b.sock" \
+			ceph="$1/cluster"' _ "$dir" >"$dir.log" 2>&1 &
+	for req in "ceph_kill_osd 12" "ceph_kill_osd x" "ceph_kill_osd" "ceph_start_osd -1" \
+		"ceph_wait_clean 0" "ceph_wait_clean 301" "ceph_wait_clean 9999" \
+		"ceph_image_sha256 img1" "ceph_destroy" "ceph_kill_osd 1" "ceph_wait_clean 1"; do
+		got+="$(agent_req "$dir" "$req") "
+	done
+	: >"$dir/stop"
+	wait
+	check "vm.sh fabric_host_agent, ceph=DIR: refused x9, served x2" \
+		"2 2 2 2 2 2 2 2 2 1 1" "${got% }"
+	got=""
+	env VM_SH_LIB=1 VM="$(dirname "$LIB")/vm.sh" bash -c '
+		. "$VM"
+		fabric_host_agent "" "$1/spool/host" "$1/stop2" nodeA="$1/a.sock" nodeB="$1/b.sock"' \
+		_ "$dir" >>"$dir.log" 2>&1 &
+	got=$(agent_req "$dir" "ceph_kill_osd 1")
+	: >"$dir/stop2"
+	wait
+	check "vm.sh fabric_host_agent without ceph=DIR: ceph_kill_osd refused" 2 "$got"
+}
+
 # run_guest_agent: lib-fabric.sh's fabric_agent serves fabric_on requests
 # in subshells of its own shell, with errexit off: their output and status
 # come back, lib.sh's functions are there, an exit or die ends only the
@@ -614,6 +647,7 @@ run_fabric
 run_host_agent
 run_host_agent3
 run_host_agent_boot
+run_host_agent_ceph
 run_guest_agent
 
 run_cases false

@@ -59,6 +59,14 @@
 #                     each test runs only in the topology it is written for
 #   VM_QEMU_EXTRA="OPT..."  more QEMU options, split on blanks (tools/bench
 #                     uses "-icount shift=5,sleep=off,align=off")
+#   FABRIC_QEMU_EXTRA_<ROLE>="OPT..."  "vm.sh fabric": more QEMU options
+#                     for the guest of ROLE only (target, initiator, nodeA,
+#                     nodeB), split on blanks; a node that boots again
+#                     (fabric_boot) keeps them (ceph-gateway-run.sh: a
+#                     tap NIC on the Ceph bridge for nodeA and nodeB)
+#   CEPH_DIR=DIR      "vm.sh fabric": the directory of a running
+#                     ceph-cluster.sh cluster; the host agent then also
+#                     serves the ceph_* requests (fabric_host_agent)
 #   VM_DEBUG_ARGS="..."  memory-debugging kernel parameters of every boot
 #                     (default "slub_debug=FZPU kfence.sample_interval=1": a
 #                     use-after-free or overrun is reported, and the guest
@@ -327,6 +335,8 @@ main() {
 	if [[ $mode == fabric ]]; then
 		FABRIC_NODES=${FABRIC_NODES:-$(fabric_nodes_of_tests)}
 		[[ $FABRIC_NODES == [23] ]] || die "FABRIC_NODES=$FABRIC_NODES: 2 or 3"
+		[[ -z ${CEPH_DIR:-} || -f $CEPH_DIR/ceph.conf ]] ||
+			die "CEPH_DIR=$CEPH_DIR holds no ceph.conf (ceph-cluster.sh start it first)"
 		if ((FABRIC_NODES == 3)); then
 			VM_MEM=${FABRIC_MEM:-1G}
 		else
@@ -523,7 +533,7 @@ else:
 PY
 }
 
-# fabric_host_agent QMP SPOOL STOP [ROLE=QMP... boot=DIR]: serve the
+# fabric_host_agent QMP SPOOL STOP [ROLE=QMP... boot=DIR ceph=DIR]: serve the
 # guests' requests to the host ("fabric_on host ..." in lib-fabric.sh, files
 # in SPOOL) until STOP exists. Two guests (no ROLE=QMP): the host serves one
 # request only, "fabric_carrier LINK on|off" with LINK 1 or 2: the target
@@ -537,15 +547,21 @@ PY
 # fabric_on that no agent will answer there any more. With boot=DIR (the
 # run directory, where boot_fabric3 left each node's command line) also
 # "fabric_boot nodeA|nodeB": a node killed before boots again
-# (fabric_node_again). Anything else is refused (status 2).
+# (fabric_node_again). With ceph=DIR (CEPH_DIR, the gateway tests) also
+# the requests of ceph_request on the cluster in DIR. Anything else is
+# refused (status 2). One request at a time: a long one (ceph_wait_clean,
+# at most CEPH_AGENT_WAIT_MAX s) holds back every other until it ends.
 fabric_host_agent() {
 	local qmp=$1 dir=$2 stop=$3 req id rc kv sock boot=
+	local ceph=''
 	local -a w
 	local -A node=()
 	shift 3
 	for kv in "$@"; do
 		if [[ $kv == boot=* ]]; then
 			boot=${kv#boot=}
+		elif [[ $kv == ceph=* ]]; then
+			ceph=${kv#ceph=}
 		else
 			node[${kv%%=*}]=${kv#*=}
 		fi
@@ -583,6 +599,9 @@ fabric_host_agent() {
 				${w[1]} =~ ^node[AB]$ ]]; then
 				log "host: ${w[*]}"
 				fabric_node_again "${w[1]}" "$boot" "$dir/.." >"$id.out" 2>&1 || rc=$?
+			elif [[ -n $ceph && ${w[0]:-} == ceph_* ]]; then
+				log "host: ${w[*]}"
+				ceph_request "$ceph" "${w[@]}" >"$id.out" 2>&1 || rc=$?
 			else
 				echo "host: not a request the host serves: ${w[*]}" >"$id.out"
 				rc=2
@@ -592,6 +611,56 @@ fabric_host_agent() {
 		done
 		sleep 0.2
 	done
+}
+
+# CEPH_AGENT_WAIT_MAX: the longest ceph_wait_clean the host agent serves
+# (seconds; it serves nothing else meanwhile).
+CEPH_AGENT_WAIT_MAX=${CEPH_AGENT_WAIT_MAX:-300}
+
+# ceph_request DIR REQUEST...: a gateway test's request on the Ceph cluster
+# of tools/testing/ceph-cluster.sh in DIR, each checked word by word:
+# "ceph_kill_osd ID" (SIGKILL to osd.ID, ID one digit), "ceph_start_osd ID"
+# (start it again), "ceph_wait_clean SECONDS" (until HEALTH_OK with every PG
+# active+clean, 1 to CEPH_AGENT_WAIT_MAX s) and "ceph_image_sha256" (print
+# the SHA-256 of the whole image CEPH_IMAGE, default img0, as "rbd export"
+# reads it with client.admin in the cluster's namespace). Anything else:
+# status 2.
+ceph_request() {
+	local d=$1 cc=$REPO/tools/testing/ceph-cluster.sh
+	shift
+	if [[ $# == 2 && $1 == ceph_kill_osd && $2 =~ ^[0-9]$ ]]; then
+		"$cc" kill-osd "$d" "$2"
+	elif [[ $# == 2 && $1 == ceph_start_osd && $2 =~ ^[0-9]$ ]]; then
+		"$cc" start-osd "$d" "$2"
+	elif [[ $# == 2 && $1 == ceph_wait_clean && $2 =~ ^[1-9][0-9]{0,2}$ ]] &&
+		(($2 <= CEPH_AGENT_WAIT_MAX)); then
+		"$cc" wait-clean "$d" "$2"
+	elif [[ $# == 1 && $1 == ceph_image_sha256 ]]; then
+		ceph_image_sha256 "$d"
+	else
+		echo "host: not a Ceph request the host serves: $*"
+		return 2
+	fi
+}
+
+# ceph_image_sha256 DIR: print the SHA-256 (64 hex digits) of the image
+# CEPH_IMAGE (default img0) of the cluster in DIR, read with "rbd export".
+ceph_image_sha256() {
+	local -
+	set -o pipefail
+	"$REPO/tools/testing/ceph-cluster.sh" exec "$1" rbd export --no-progress \
+		"rbd/${CEPH_IMAGE:-img0}" - | sha256sum | cut -c1-64
+}
+
+# fabric_qemu_extra ROLE: print the options of FABRIC_QEMU_EXTRA_ROLE, one
+# a line (split on blanks, as VM_QEMU_EXTRA); nothing when it is unset.
+fabric_qemu_extra() {
+	local v=FABRIC_QEMU_EXTRA_$1
+	local -a a=()
+	read -r -a a <<<"${!v:-}"
+	if ((${#a[@]})); then
+		printf '%s\n' "${a[@]}"
+	fi
 }
 
 # fabric_node_boot ROLE DIR: start the QEMU of ROLE (nodeA or nodeB of the
@@ -672,7 +741,7 @@ fabric_node_again() {
 # QMP socket; fabric_host_agent serves the tests' carrier requests with it.
 boot_fabric() {
 	local append=$1 ports tpid hpid qmp l rc=0 i
-	local -a base=("${qemu[@]}") tq iq port
+	local -a base=("${qemu[@]}") tq iq port extra
 	read -r -a port <<<"$(free_ports 2)"
 	((${#port[@]} == 2)) || die "no free TCP ports for the links"
 	tq=("${base[@]}") iq=("${base[@]}")
@@ -691,6 +760,10 @@ boot_fabric() {
 	# a short path: a unix socket's path has at most 107 bytes
 	qmp=$(mktemp -u /tmp/ib_srpt-qmp.XXXXXX)
 	tq+=(-qmp "unix:$qmp,server=on,wait=off")
+	mapfile -t extra < <(fabric_qemu_extra target)
+	tq+=("${extra[@]}")
+	mapfile -t extra < <(fabric_qemu_extra initiator)
+	iq+=("${extra[@]}")
 	ports="${port[*]}"
 	log "booting the target guest (SRPT=$SRPT, ${KVER:-?}, ${VM_SMP} vCPU, $VM_MEM; links on ports $ports), run directory $RUN_DIR"
 	timeout -k 10 "$VM_TIMEOUT" "${tq[@]}" </dev/null >"$RUN_DIR/console-target.log" 2>&1 &
@@ -707,7 +780,8 @@ boot_fabric() {
 		die "the target guest's QEMU does not listen on $ports"
 	fi
 	rm -f "$RUN_DIR/out/.host-agent-stop"
-	fabric_host_agent "$qmp" "$RUN_DIR/out/spool/host" "$RUN_DIR/out/.host-agent-stop" &
+	fabric_host_agent "$qmp" "$RUN_DIR/out/spool/host" "$RUN_DIR/out/.host-agent-stop" \
+		${CEPH_DIR:+"ceph=$CEPH_DIR"} &
 	hpid=$!
 	qemu=("${iq[@]}")
 	boot_once "fabric, initiator" || rc=$?
@@ -749,13 +823,14 @@ boot_fabric() {
 # when the node's power is cut; removed at the end) and a QMP socket, with
 # which fabric_host_agent serves carrier and kill requests; it also boots
 # a killed node again (fabric_boot) with the command line kept in
-# qemu-ROLE.args (fabric_node_boot). When the initiator is done the nodes
+# qemu-ROLE.args (fabric_node_boot), which holds the role's
+# FABRIC_QEMU_EXTRA_<ROLE> options too. When the initiator is done the nodes
 # get 60 s to power off; a node killed by fabric_kill is gone already. A
 # node whose runner did not start, and the FAIL lines of the nodes' own
 # results, are added to the results.
 boot_fabric3() {
 	local append=$1 rc=0 i r hpid spid pid
-	local -a base=("${qemu[@]}") tcp udp q_initiator=() q_nodeA=() q_nodeB=()
+	local -a base=("${qemu[@]}") tcp udp q_initiator=() q_nodeA=() q_nodeB=() extra
 	local -A qmp=()
 	read -r -a tcp <<<"$(free_ports 2)"
 	read -r -a udp <<<"$(free_ports 2 udp)"
@@ -777,6 +852,10 @@ boot_fabric3() {
 			truncate -s 80M "$RUN_DIR/disk-$r.img"
 			qa+=(-drive "file=$RUN_DIR/disk-$r.img,if=virtio,format=raw,cache=unsafe")
 		fi
+		# the role's own options, which a node's later boots keep
+		# (its command line in qemu-ROLE.args)
+		mapfile -t extra < <(fabric_qemu_extra "$r")
+		qa+=("${extra[@]}")
 		unset -n qa
 	done
 	q_initiator+=(-netdev "socket,id=link1,listen=127.0.0.1:${tcp[0]}"
@@ -811,7 +890,7 @@ boot_fabric3() {
 	spid=$!
 	rm -f "$RUN_DIR/out/.host-agent-stop"
 	fabric_host_agent "" "$RUN_DIR/out/spool/host" "$RUN_DIR/out/.host-agent-stop" \
-		nodeA="${qmp[nodeA]}" nodeB="${qmp[nodeB]}" boot="$RUN_DIR" &
+		nodeA="${qmp[nodeA]}" nodeB="${qmp[nodeB]}" boot="$RUN_DIR" ${CEPH_DIR:+"ceph=$CEPH_DIR"} &
 	hpid=$!
 	qemu=("${q_initiator[@]}")
 	boot_once "fabric, initiator" || rc=$?
