@@ -1326,3 +1326,233 @@ fabric_ha_dc() {
 	dc=$(crm_mon -1 --output-as=xml 2>/dev/null | xmllint --xpath 'string(//current_dc/@name)' - 2>/dev/null)
 	echo "${dc:--}"
 }
+
+#
+# Ceph RBD gateways (three guests, tools/testing/ceph-gateway-run.sh):
+# nodeA and nodeB each map the same RBD image of the cluster of
+# ceph-cluster.sh with the kernel's rbd driver and export it through
+# ib_srpt as one LU (one unit serial): ALUA group 1 on nodeA
+# (Active/Optimized, PREF), group 2 on nodeB (Active/Non-optimized). Each
+# gateway reaches the cluster through a NIC of its own on the cluster's
+# bridge (the runner's tap device, FABRIC_QEMU_EXTRA_<node> in vm.sh):
+#
+#	nodeA  MAC 52:54:00:52:0a:11  $CEPH_GW_NET.11/24
+#	nodeB  MAC 52:54:00:52:0a:12  $CEPH_GW_NET.12/24
+#
+# The runner passes the cluster's subnet, a client configuration with the
+# monitor's address and the key of client.srpt (copied into the run
+# directory) and the image as SRPT_TEST_CEPH_*.
+#
+
+CEPH_GW_NET=${SRPT_TEST_CEPH_NET:-10.212.10}
+CEPH_GW_CONF=${SRPT_TEST_CEPH_CONF:-$FABRIC_SHARE/ceph/ceph.conf}
+CEPH_GW_IMAGE=${SRPT_TEST_CEPH_IMAGE:-rbd/img0}
+CEPH_GW_SERIAL=ceph-gw-3c1b0a25-0001
+CEPH_GW_SO=$CFS/core/iblock_0/ceph_lu0
+CEPH_GW_GP=ceph_gw_gp
+
+# fabric_ceph_gw_group ROLE: print ROLE's ALUA target port group ID (nodeA
+# 1, nodeB 2).
+fabric_ceph_gw_group() {
+	case $1 in
+	nodeA) echo 1 ;;
+	nodeB) echo 2 ;;
+	*) echo "fabric_ceph_gw_group: $1 is no gateway" >&2; return 1 ;;
+	esac
+}
+
+# fabric_ceph_gw_mac ROLE / fabric_ceph_gw_ip ROLE: the MAC and IPv4
+# address of ROLE's NIC on the cluster's bridge.
+fabric_ceph_gw_mac() {
+	echo "52:54:00:52:0a:1$(fabric_ceph_gw_group "$1")"
+}
+
+fabric_ceph_gw_ip() {
+	echo "$CEPH_GW_NET.1$(fabric_ceph_gw_group "$1")"
+}
+
+# fabric_nic_of_mac MAC: print the network device with MAC address MAC.
+fabric_nic_of_mac() {
+	local d
+	for d in /sys/class/net/*; do
+		[[ $(cat "$d/address" 2>/dev/null) == "$1" ]] && { basename "$d"; return 0; }
+	done
+	return 1
+}
+
+# fabric_ceph_mon_up: true once the monitor ($CEPH_GW_NET.1, msgr1 port
+# 6789) accepts a TCP connection.
+fabric_ceph_mon_up() {
+	timeout 3 bash -c ': <"/dev/tcp/$1/6789"' _ "$CEPH_GW_NET.1" 2>/dev/null
+}
+
+# fabric_ceph_gw_net: this gateway's NIC on the cluster's bridge up with
+# its address; wait until the monitor answers (60 s).
+fabric_ceph_gw_net() {
+	local role mac nic
+	role=$(fabric_role)
+	mac=$(fabric_ceph_gw_mac "$role") || return
+	if ! wait_for 20 fabric_nic_of_mac "$mac" >/dev/null; then
+		echo "no NIC with MAC $mac (the runner's tap, FABRIC_QEMU_EXTRA_$role)" >&2
+		return 1
+	fi
+	nic=$(fabric_nic_of_mac "$mac") || return
+	ip addr add "$(fabric_ceph_gw_ip "$role")/24" dev "$nic" || return
+	ip link set "$nic" up || return
+	wait_for 60 fabric_ceph_mon_up ||
+		{ echo "the monitor at $CEPH_GW_NET.1:6789 does not answer" >&2; return 1; }
+}
+
+# fabric_ceph_rbd ARG...: the rbd CLI as client.srpt with the runner's
+# configuration.
+fabric_ceph_rbd() {
+	rbd -c "$CEPH_GW_CONF" --id srpt "$@"
+}
+
+# fabric_ceph_gw_map: map $CEPH_GW_IMAGE with the kernel's rbd driver and
+# print its device (/dev/rbd0). No udev runs in the guests: "-o noudev"
+# makes rbd wait for the device in sysfs instead of for udev's event, and
+# devtmpfs makes the node.
+fabric_ceph_gw_map() {
+	local dev
+	[[ -r $CEPH_GW_CONF ]] ||
+		{ echo "no $CEPH_GW_CONF: run the test with tools/testing/ceph-gateway-run.sh" >&2; return 1; }
+	modprobe rbd || return
+	# the rbd CLI's admin socket and log directories (tmpfs here)
+	mkdir -p /run/ceph /var/log/ceph || return
+	dev=$(fabric_ceph_rbd device map -o noudev "$CEPH_GW_IMAGE") || return
+	wait_for 10 test -b "$dev" || { echo "no block device $dev" >&2; return 1; }
+	echo "$dev"
+}
+
+# fabric_ceph_gw_dev: print the device of the mapped image (the first rbd
+# device; one mapping per gateway).
+fabric_ceph_gw_dev() {
+	local d
+	for d in /sys/bus/rbd/devices/*; do
+		[[ -e $d/name ]] || continue
+		echo "/dev/rbd${d##*/}"
+		return 0
+	done
+	echo "no rbd device mapped" >&2
+	return 1
+}
+
+# fabric_ceph_gw_export DEV: export DEV through ib_srpt as the gateways'
+# LU: ib_srpt loaded, soft-RoCE on this node's initiator link, the RDMA/CM
+# listener; an iblock backstore with the gateways' unit serial (set before
+# the LU is exported: LIO refuses a new one afterwards) and without write
+# cache emulation (what the initiator sees follows rbd, which announces no
+# volatile write cache); this node's ALUA group (implicit ALUA; nodeA's
+# Active/Optimized with PREF, nodeB's Active/Non-optimized with
+# nonop_delay_msecs 0: LIO would hold every command on a non-optimized
+# path 100 ms, core_alua_check_nonop_delay in __target_submit); a target
+# port whose TPG has relative port ID 256 x group + 1, LUN 0 in the
+# group, the initiator's address on the link as ACL, the TPG enabled.
+fabric_ceph_gw_export() {
+	local dev=$1 role gid l so gp tpg lun state=0 pref=1
+	role=$(fabric_role)
+	gid=$(fabric_ceph_gw_group "$role") || return
+	if ((gid == 2)); then
+		state=1 pref=0
+	fi
+	l=$(fabric_rdma_links "$role")
+	srpt_load srp_max_req_size=8260 || return
+	fabric_rdma_setup || return
+	srpt_set_rdma_cm_port "$SRP_LOGIN_PORT" || return
+	so=$(backstore_iblock "${CEPH_GW_SO##*/}" "$dev") || return
+	sysfs_write "$so/wwn/vpd_unit_serial" "$CEPH_GW_SERIAL" || return
+	sysfs_write "$so/attrib/emulate_write_cache" 0 || return
+	gp=$so/alua/$CEPH_GW_GP
+	mkdir "$gp" || return
+	sysfs_write "$gp/tg_pt_gp_id" "$gid" || return
+	sysfs_write "$gp/alua_access_type" 1 || return
+	sysfs_write "$gp/nonop_delay_msecs" 0 || return
+	sysfs_write "$gp/preferred" "$pref" || return
+	sysfs_write "$gp/alua_access_state" "$state" || return
+	tpg=$(srpt_add_target "$(port_wwn "$(fabric_rdma "$l")" 1 guid)") || return
+	sysfs_write "$tpg/rtpi" $((256 * gid + 1)) || return
+	lun=$(srpt_add_lun "$tpg" "$so" 0) || return
+	sysfs_write "$lun/alua_tg_pt_gp" "$CEPH_GW_GP" || return
+	srpt_add_acl "$tpg" "$(fabric_ip "$l" initiator)" >/dev/null || return
+	# the stock module's name for an RDMA/CM initiator (see
+	# fabric_target_setup)
+	if [[ $SRPT == stock ]]; then
+		srpt_add_acl "$tpg" "$(fabric_ip "$l" "$role")" >/dev/null || return
+	fi
+	srpt_enable "$tpg"
+}
+
+# fabric_ceph_gw_setup: on a gateway (after each boot): its NIC on the
+# cluster's bridge, the image mapped, the LU exported
+# (fabric_ceph_gw_export); prints the seconds the mapping took.
+fabric_ceph_gw_setup() {
+	local dev t0
+	fabric_ceph_gw_net || return
+	t0=$SECONDS
+	dev=$(fabric_ceph_gw_map) || return
+	echo "mapped $CEPH_GW_IMAGE as $dev in $((SECONDS - t0))s"
+	fabric_ceph_gw_export "$dev"
+}
+
+# fabric_ceph_gw_info: print this gateway's LU as "IMAGE SIZE group=G
+# state=S pref=P nonop_delay=D serial=SERIAL": the image its rbd device
+# maps (pool/name) and its size in bytes, the ALUA group's ID, state,
+# PREF bit and non-optimized delay, and the backstore's unit serial.
+fabric_ceph_gw_info() {
+	local dev n gp serial
+	dev=$(fabric_ceph_gw_dev) || return
+	n=/sys/bus/rbd/devices/${dev#/dev/rbd}
+	gp=$CEPH_GW_SO/alua/$CEPH_GW_GP
+	[[ -d $gp ]] || { echo "no ALUA group $gp" >&2; return 1; }
+	serial=$(sed -n 's/^T10 VPD Unit Serial Number: //p' "$CEPH_GW_SO/wwn/vpd_unit_serial")
+	echo "$(<"$n/pool")/$(<"$n/name") $(<"$n/size") group=$(<"$gp/tg_pt_gp_id")" \
+		"state=$(<"$gp/alua_access_state") pref=$(<"$gp/preferred")" \
+		"nonop_delay=$(<"$gp/nonop_delay_msecs") serial=$serial"
+}
+
+# fabric_ceph_gw_sum: print the SHA-256 of the whole mapped image as this
+# gateway reads it (O_DIRECT).
+fabric_ceph_gw_sum() {
+	local dev
+	dev=$(fabric_ceph_gw_dev) || return
+	local -
+	set -o pipefail
+	dd if="$dev" bs=1M iflag=direct status=none | sha256sum | cut -c1-64
+}
+
+# fabric_ceph_gw_rbd_errors: print the kernel log's lines of rbd requests
+# that failed ("rbd: rbd0: ... result -N"); nothing when there are none.
+fabric_ceph_gw_rbd_errors() {
+	dmesg | grep -E 'rbd: rbd[0-9]+: .*result -[0-9]+' || true
+}
+
+# fabric_ceph_gw_unmap: every rbd device unmapped, rbd and libceph
+# unloaded; fails when one is left.
+fabric_ceph_gw_unmap() {
+	local d rc=0
+	for d in /sys/bus/rbd/devices/*; do
+		[[ -e $d/name ]] || continue
+		fabric_ceph_rbd device unmap -o noudev "/dev/rbd${d##*/}" || rc=1
+	done
+	if [[ -d /sys/module/rbd ]]; then
+		modprobe -r rbd || rc=1
+	fi
+	if [[ -d /sys/module/libceph ]]; then
+		modprobe -r libceph || rc=1
+	fi
+	[[ ! -d /sys/module/rbd && ! -d /sys/module/libceph ]] ||
+		{ echo "rbd or libceph still loaded" >&2; rc=1; }
+	return "$rc"
+}
+
+# fabric_ceph_gw_teardown: the gateway undone: the LU and ib_srpt
+# (fabric_target_teardown), then the image unmapped and its modules
+# unloaded (fabric_ceph_gw_unmap). Nothing to do on a gateway with
+# nothing set up.
+fabric_ceph_gw_teardown() {
+	local rc=0
+	fabric_target_teardown || rc=1
+	fabric_ceph_gw_unmap || rc=1
+	return "$rc"
+}
