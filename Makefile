@@ -16,8 +16,9 @@
 #                      make check runs their smoke test)
 #   make check-ha      the build and the HA tests (the Pacemaker resource
 #                      agent tools/ha/SRPTarget in a guest, the three-guest
-#                      DRBD pair in a Pacemaker cluster, its failover; not
-#                      in make check)
+#                      DRBD pair in a Pacemaker cluster, its failover, two
+#                      SRP gateways for a Ceph RBD image; not in make
+#                      check)
 #   make demo          boot a guest and serve a LUN over soft-RoCE
 #   make man           section 9 manual pages into build/man/
 #   make bench         benchmarks (tools/bench/run.sh)
@@ -155,8 +156,8 @@ check-fabric:
 # out (they are marked "# named-only"), and the fabric stage with the HA
 # pair's three-guest tests (HA_FABRIC_TESTS).
 check-ha:
-	EXTRA_PACKAGES="resource-agents libxml2-utils drbd-utils pacemaker pacemaker-cli-utils corosync" \
-		STAGES="build guest fabric" TESTS="$${HA_TESTS:-25-ocf-agent}" \
+	EXTRA_PACKAGES="resource-agents libxml2-utils drbd-utils pacemaker pacemaker-cli-utils corosync ceph-mon ceph-mgr ceph-osd ceph-common" \
+		STAGES="build guest fabric ceph-gw" TESTS="$${HA_TESTS:-25-ocf-agent}" \
 		FABRIC_TESTS="$${HA_FABRIC_TESTS:-10-ha-drbd}" tools/testing/check.sh
 
 demo:

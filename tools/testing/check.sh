@@ -68,6 +68,10 @@
 #              out); when STAGES
 #              names it ("make check-fabric") every test of
 #              tools/testing/fabric/ ($FABRIC_TESTS selects)
+#   ceph-gw    only when STAGES names it (make check-ha):
+#              tools/testing/ceph-gateway-run.sh: a Ceph cluster on this
+#              host and the three-guest gateway test 11-ceph-gateway, with
+#              the fabric stage's module (sub-results ceph-gw/...)
 #
 # Each stage counts as one pass/fail/skip; for the kunit and guest stages
 # each sub-result (guest test, sub-case, KUnit result) counts instead. A failing stage does not stop the
@@ -778,6 +782,17 @@ fabric_stage() {
 	KO=$ko VM_TIMEOUT=${VM_TIMEOUT:-$limit} VM_RUN_DIR=$FABRIC_DIR tools/testing/vm.sh fabric $tests
 }
 
+CEPH_GW_DIR=$CHECK_DIR/ceph-gw
+
+# The Ceph RBD gateway test (ceph-gateway-run.sh), with the guest stage's
+# module; only when STAGES names ceph-gw.
+ceph_gw_stage() {
+	local ko=$CHECK_DIR/dkms-ib_srpt.ko
+	[[ -f $ko ]] || ko=$PWD/ib_srpt.ko
+	echo "module: $ko"
+	KO=$ko tools/testing/ceph-gateway-run.sh "$CEPH_GW_DIR"
+}
+
 debug_kernel() {
 	tools/testing/debug-kernel.sh build
 }
@@ -1016,6 +1031,14 @@ main() {
 		else
 			record "FAIL fabric"
 			echo "FAIL fabric (not run: the build failed)"
+		fi
+	fi
+	if [[ -n ${STAGES:-} ]] && want_stage ceph-gw; then
+		if ((BUILD_OK)) || [[ ${SRPT:-ours} == stock ]]; then
+			stage -s "$CEPH_GW_DIR/out/results.txt" ceph-gw ceph_gw_stage
+		else
+			record "FAIL ceph-gw"
+			echo "FAIL ceph-gw (not run: the build failed)"
 		fi
 	fi
 	for lane in debug:debug_rxe:$DEBUG_DIR debug-siw:debug_siw:$DEBUG_SIW_DIR \
