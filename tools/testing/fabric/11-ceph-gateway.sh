@@ -73,7 +73,12 @@
 # failure) the initiator's multipath and logins and each live gateway's LU,
 # ib_srpt and rbd mapping are undone (ceph_cleanup). ib_srp keeps a lost
 # path's disk for SRPT_TEST_FABRIC_DEV_LOSS s (here default 1800): gateway
-# 1's path must come back as the same disk. A tool missing skips the test,
+# 1's path must come back as the same disk. SRPT_TEST_CEPH_LOGIN (default
+# "tl_retry_count=6") holds ib_srp's extra login options for both paths:
+# soft-RoCE never counts down a transport retry count of 7, ib_srp's
+# default, and would retransmit to the dead gateway for ever, so that its
+# path failed only through SCSI timeouts (as 10-ha-drbd found). A tool
+# missing skips the test,
 # and fails it under CI=true.
 # "named-only": run it with tools/testing/ceph-gateway-run.sh (make
 # check-ha's ceph-gw stage).
@@ -91,6 +96,8 @@ need_cmd multipathd multipath fio jq sg_rtpg rbd sha256sum
 STATE=$(mktemp -d)
 OUTD=$(test_out_dir)
 export SRPT_TEST_FABRIC_DEV_LOSS=${SRPT_TEST_FABRIC_DEV_LOSS:-1800}
+# ib_srp's login options for both paths (see the header)
+SRPT_TEST_CEPH_LOGIN=${SRPT_TEST_CEPH_LOGIN-tl_retry_count=6}
 # the fio runs: the first 64 MiB (fabric_fio_verify's range)
 RANGE=64M
 
@@ -165,11 +172,14 @@ prefill() {
 case_mpath_alua() {
 	local dA dB mp wa wb
 	modprobe scsi_dh_alua
-	dA=$(fabric_login 1)
-	dB=$(fabric_login 2)
+	# shellcheck disable=SC2086 # options, split on blanks
+	dA=$(fabric_login 1 $SRPT_TEST_CEPH_LOGIN)
+	# shellcheck disable=SC2086
+	dB=$(fabric_login 2 $SRPT_TEST_CEPH_LOGIN)
 	echo "${dA#/dev/}" >"$STATE/dA"
 	echo "${dB#/dev/}" >"$STATE/dB"
 	log "paths: $dA (gateway 1, link 1) $dB (gateway 2, link 2)"
+	log "ib_srp tl_retry_count: $(cat /sys/class/scsi_host/host*/tl_retry_count 2>/dev/null | tr '\n' ' ')"
 	wa=$(wwid "${dA#/dev/}")
 	wb=$(wwid "${dB#/dev/}")
 	[[ -n $wa ]]
