@@ -57,12 +57,13 @@
 #                the stall, the seconds from the boot request to gateway
 #                1's agent (boot_s), its LU (export_s), its path active
 #                (io_s; kback_s in the kernel log)
-#   readback     nothing writes: a read-only fio pass (--verify_only)
-#                checks the header and crc32c of every 4 KiB block of the
-#                first 64 MiB through the multipath device; the SHA-256 of
-#                the whole image read through the multipath device, read by
-#                gateway 2 from its /dev/rbd0, and by "rbd export" on the
-#                host (the host request ceph_image_sha256) are equal
+#   readback     nothing writes: a sequential fio read with verification
+#                checks the header (offset) and crc32c of every 4 KiB
+#                block of the first 64 MiB through the multipath device;
+#                the SHA-256 of the whole image read through the multipath
+#                device, read by gateway 2 from its /dev/rbd0, and by "rbd
+#                export" on the host (the host request ceph_image_sha256)
+#                are equal
 #   logout       multipathd stopped, both logins ended, no channel left
 #   teardown     on each gateway: no failed rbd request in its kernel log,
 #                the LU and ib_srpt gone, the image unmapped, rbd and
@@ -372,17 +373,16 @@ case_gw1_return() {
 	return "$rc"
 }
 
-# readback_fio MP: read every 4 KiB block of the first $RANGE of MP once
-# and check fio's header in it (offset, crc32c of the data): the verify
-# phase alone of fabric_fio_verify's job (--verify_only, one pass without
-# time limit: the random map reaches every block once). fio takes the
-# seed from the block's header for a write-only job, so blocks written
-# by any earlier run pass.
+# readback_fio MP: read the first $RANGE of MP once, sequentially, 4 KiB
+# at a time, and check fio's header in every block (its offset, the
+# crc32c of its data; for a read job fio takes the seed from the header,
+# so blocks written by any earlier run pass). Not fio's --verify_only
+# replay of the write job: fio 3.33 with --verify_backlog then verifies
+# nothing (a block overwritten with random data passed).
 readback_fio() {
-	fio --name=fabric --filename="$1" --size="$RANGE" --rw=randwrite --bs=4k \
+	fio --name=readback --filename="$1" --size="$RANGE" --rw=read --bs=4k \
 		--ioengine=libaio --iodepth=8 --direct=1 --verify=crc32c \
-		--verify_backlog=64 --verify_fatal=1 --do_verify=1 --verify_only \
-		--output-format=json --output="$OUTD/fio-readback.json"
+		--verify_fatal=1 --output-format=json --output="$OUTD/fio-readback.json"
 }
 
 # mp_sum: print the SHA-256 of the whole multipath device (O_DIRECT).
