@@ -57,7 +57,9 @@
 #   debug-fuzz only in make check-debug: the wire fuzzer (62-fuzz) for
 #              $FUZZ_TOTAL IUs (1,000,000) across ring and SRQ mode,
 #              $FUZZ_KASAN_IUS per mode on the debug kernel and the rest
-#              on Debian's kernel with slub_debug=FZPU and KFENCE
+#              on Debian's kernel with slub_debug=FZPU and KFENCE, per
+#              kernel ring and SRQ mode side by side in two guests of one
+#              vCPU (FUZZ_LANES=2; 1: one after the other in one guest)
 #              (sub-results debug-fuzz/kasan/..., debug-fuzz/debian/...
 #              and debug-fuzz/total with the counts)
 #   fabric     vm.sh fabric: two guests joined by two soft-RoCE links
@@ -874,24 +876,50 @@ DEBUG_FUZZ_DIR=$CHECK_DIR/debug-fuzz
 FUZZ_TOTAL=${FUZZ_TOTAL:-1000000}
 FUZZ_KASAN_IUS=${FUZZ_KASAN_IUS:-10000}
 
-# fuzz_run KIND IUS SEED RATE: 62-fuzz on KIND (debug or debian) with IUS
-# IUs per mode, its sub-results prefixed KIND/ in the lane's results. The
-# guest gets the time of both modes at RATE IUs per second (half the
-# rate measured) and 15 minutes more, not a share of CHECK_BUDGET: the
-# lane is long by design, and a run slower than that fails as unfinished.
+# fuzz_run KIND MODES IUS SEED RATE SMP: 62-fuzz on KIND (debug or
+# debian) in the receive MODES (ring, srq or ring,srq) with IUS IUs per
+# mode, in a guest of SMP vCPUs; its sub-results prefixed KIND/ in
+# $DEBUG_FUZZ_DIR/KIND-MODES.txt. The guest gets the time of its modes at
+# RATE IUs per second (half the rate measured) and 15 minutes more, not a
+# share of CHECK_BUDGET: the lane is long by design, and a run slower than
+# that fails as unfinished.
 fuzz_run() {
-	local kind=$1 dir=$DEBUG_FUZZ_DIR/$1 limit rc=0
-	limit=$((2 * $2 / $4 + 900))
-	echo "$kind: $2 IUs per mode, seed $3, guest time limit ${limit}s"
-	GUEST_KIND=$kind VM_RUN_DIR=$dir SRPT_TEST_FUZZ_IUS=$2 SRPT_TEST_FUZZ_SEED=$3 \
-		SRPT_TEST_FUZZ_BATCH=${FUZZ_BATCH:-400} SRPT_TEST_FUZZ_MODES=ring,srq \
+	local kind=$1 modes=$2 dir=$DEBUG_FUZZ_DIR/$1-${2/,/-} limit n rc=0
+	n=$(($(tr -cd , <<<"$modes" | wc -c) + 1))
+	limit=$((n * $3 / $5 + 900))
+	echo "$kind $modes: $3 IUs per mode, seed $4, $6 vCPU, guest time limit ${limit}s"
+	GUEST_KIND=$kind VM_RUN_DIR=$dir VM_SMP=$6 SRPT_TEST_FUZZ_IUS=$3 SRPT_TEST_FUZZ_SEED=$4 \
+		SRPT_TEST_FUZZ_BATCH=${FUZZ_BATCH:-400} SRPT_TEST_FUZZ_MODES=$modes \
 		SRPT_TEST_FUZZ_ARGS=${FUZZ_ARGS:-} TEST_TIMEOUT=$limit VM_TIMEOUT=$limit \
 		tools/testing/vm.sh run 62-fuzz || rc=$?
 	[[ $kind == debug ]] && kind=kasan
 	if [[ -f $dir/out/results.txt ]]; then
 		sed -E "s#^(PASS|FAIL|SKIP) #\1 $kind/#; s#^NOTE #NOTE $kind #" \
-			"$dir/out/results.txt" >>"$DEBUG_FUZZ_DIR/out/results.txt"
+			"$dir/out/results.txt" >"$dir.txt"
+	else
+		echo "FAIL $kind/62-fuzz: the $modes guest left no results" >"$dir.txt"
 	fi
+	return "$rc"
+}
+
+# fuzz_kind KIND IUS SEED RATE: both receive modes on KIND, with
+# FUZZ_LANES=2 (the default) side by side in two guests of one vCPU (ring
+# from SEED, SRQ from SEED + 1, as 62-fuzz numbers them), with
+# FUZZ_LANES=1 one after the other in one guest of two vCPUs.
+fuzz_kind() {
+	local rc=0 pid
+	if [[ ${FUZZ_LANES:-2} == 1 ]]; then
+		fuzz_run "$1" ring,srq "$2" "$3" "$4" 2 || rc=1
+		cat "$DEBUG_FUZZ_DIR/$1-ring-srq.txt" >>"$DEBUG_FUZZ_DIR/out/results.txt"
+		return "$rc"
+	fi
+	fuzz_run "$1" ring "$2" "$3" "$4" 1 >"$DEBUG_FUZZ_DIR/$1-ring.log" 2>&1 &
+	pid=$!
+	fuzz_run "$1" srq "$2" $(($3 + 1)) "$4" 1 >"$DEBUG_FUZZ_DIR/$1-srq.log" 2>&1 || rc=1
+	wait "$pid" || rc=1
+	cat "$DEBUG_FUZZ_DIR/$1-ring.log" "$DEBUG_FUZZ_DIR/$1-srq.log"
+	cat "$DEBUG_FUZZ_DIR/$1-ring.txt" "$DEBUG_FUZZ_DIR/$1-srq.txt" \
+		>>"$DEBUG_FUZZ_DIR/out/results.txt"
 	return "$rc"
 }
 
@@ -923,9 +951,9 @@ debug_fuzz() {
 	((rest > 0)) || rest=0
 	mkdir -p "$DEBUG_FUZZ_DIR/out"
 	: >"$DEBUG_FUZZ_DIR/out/results.txt"
-	fuzz_run debug "$FUZZ_KASAN_IUS" 0x1000 12 || rc=1
+	fuzz_kind debug "$FUZZ_KASAN_IUS" 0x1000 12 || rc=1
 	if ((rest)); then
-		fuzz_run debian "$rest" 0x2000 100 || rc=1
+		fuzz_kind debian "$rest" 0x2000 100 || rc=1
 	fi
 	fuzz_total "$DEBUG_FUZZ_DIR/out/results.txt" || rc=1
 	return "$rc"
