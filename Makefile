@@ -147,7 +147,7 @@ check:
 
 check-debug:
 	CHECK_BUDGET=$${CHECK_BUDGET:-180} CHECK_DEBUG=full \
-		STAGES="build debug-kernel kunit debug debug-siw debug-fuzz" tools/testing/check.sh
+		STAGES="build debug-kernel kunit debug debug-siw debug-fault debug-fuzz" tools/testing/check.sh
 
 check-fabric:
 	STAGES="build fabric" tools/testing/check.sh

@@ -54,6 +54,10 @@
 #   debug-siw  only in make check-debug: the same on soft-iWARP
 #              (SRPT_TEST_RDMA=siw) with $DEBUG_SIW_TESTS (sub-results
 #              debug-siw/...)
+#   debug-fault only in make check-debug: 64-fault-step's full sweep,
+#              its scenarios in two guests of one vCPU side by side
+#              (sub-results debug-fault/laneN/... and debug-fault/sites
+#              with the sites failed in either lane)
 #   debug-fuzz only in make check-debug: the wire fuzzer (62-fuzz) for
 #              $FUZZ_TOTAL IUs (1,000,000) across ring and SRQ mode,
 #              $FUZZ_KASAN_IUS per mode on the debug kernel and the rest
@@ -169,7 +173,7 @@ CHECK_DEBUG=${CHECK_DEBUG:-quick}
 want_debug_stage() {
 	if [[ -n ${STAGES:-} ]]; then
 		want_stage "$1"
-	elif [[ $1 == debug-siw || $1 == debug-fuzz ]]; then
+	elif [[ $1 == debug-siw || $1 == debug-fault || $1 == debug-fuzz ]]; then
 		[[ $CHECK_DEBUG == full ]]
 	else
 		[[ $CHECK_DEBUG != 0 ]]
@@ -731,7 +735,8 @@ guest_stock() {
 # The debug lanes: what a KASAN/lockdep kernel adds most to the guest stage
 # (races and lifetimes: teardown, relogin, resets, aborts, hostile
 # initiators), with the data path shortened.
-DEBUG_TESTS=${DEBUG_TESTS:-16-teardown-unplug 15-relogin-loop 32-dp-stress 30-dp-integrity 60-hostile 61-hostile-srq 63-fault-inject 64-fault-step}
+# 64-fault-step's full sweep has a stage of its own (debug-fault).
+DEBUG_TESTS=${DEBUG_TESTS:-16-teardown-unplug 15-relogin-loop 32-dp-stress 30-dp-integrity 60-hostile 61-hostile-srq 63-fault-inject}
 # On soft-iWARP: what iWARP does differently (RDMA READs through memory
 # registration, MPA connection setup, no RNR retry): the data path with
 # large and many-descriptor commands and the hostile initiator. Both
@@ -820,7 +825,7 @@ debug_lane() {
 	if [[ $CHECK_DEBUG == full ]]; then
 		cap=${DEBUG_VM_TIMEOUT:-$((${CHECK_BUDGET:-80} * 60))}
 	fi
-	limit=$(budget_left "$4")
+	limit=${DEBUG_LANE_LIMIT:-$(budget_left "$4")}
 	((limit < cap)) || limit=$cap
 	echo "guest time limit ${limit}s"
 	GUEST_KIND=debug VM_RUN_DIR=$1 SRPT_TEST_RDMA=$2 \
@@ -856,6 +861,68 @@ debug_rxe() {
 debug_siw() {
 	SRPT_TEST_FAULT_CASES=${SRPT_TEST_FAULT_CASES:-*-nomem} \
 		debug_lane "$DEBUG_SIW_DIR" siw "$DEBUG_SIW_TESTS" 100
+}
+
+# The allocation-failure sweep of make check-debug: 64-fault-step's full
+# form (every scenario, failslab and fail_page_alloc, no time limit per
+# scenario; each guest FAULT_LIMIT seconds at most, 7200), its
+# scenarios split over two guests of one vCPU side by side, FAULT_LANE1 in
+# one and FAULT_LANE2 in the other. Each lane's sub-results are prefixed
+# laneN/; a site counts as failed when either lane failed it, and the
+# stage's NOTE "sites failed X of Y" joins both (sub-result "sites": it
+# fails when a lane left no site list).
+DEBUG_FAULT_DIR=$CHECK_DIR/debug-fault
+FAULT_LANE1=${FAULT_LANE1:-load,login-ring,cmd-ring,tmf,port-disable}
+FAULT_LANE2=${FAULT_LANE2:-login-srq,cmd-srq,two-channels,unplug,dm-mad}
+
+# fault_lane N CASES: lane N sweeps the scenarios CASES; its results in
+# $DEBUG_FAULT_DIR/laneN.txt.
+fault_lane() {
+	local dir=$DEBUG_FAULT_DIR/lane$1 rc=0 limit=${FAULT_LIMIT:-7200}
+	echo "lane $1 (1 vCPU): $2"
+	VM_SMP=1 SRPT_TEST_FAULT_STEP=full SRPT_TEST_FAULT_STEP_CASES=$2 \
+		DEBUG_TEST_TIMEOUT=$limit DEBUG_VM_TIMEOUT=$limit DEBUG_LANE_LIMIT=$limit \
+		debug_lane "$dir" rxe 64-fault-step 100 || rc=$?
+	if [[ -f $dir/out/results.txt ]]; then
+		sed -E "s#^(PASS|FAIL|SKIP) #\1 lane$1/#; s#^NOTE #NOTE lane$1/#" \
+			"$dir/out/results.txt" >"$dir.txt"
+	else
+		echo "FAIL lane$1/64-fault-step: the guest left no results" >"$dir.txt"
+	fi
+	return "$rc"
+}
+
+# fault_sites LIST...: the site lists of the lanes (fault-step-sites.txt:
+# "failed|never FUNCTION LINE CALL", "unlisted FUNCTION:LINE") joined: a
+# NOTE with the sites failed in either lane, and the verdict "sites".
+fault_sites() {
+	local f
+	for f; do
+		[[ -s $f ]] || { echo "FAIL sites ($f missing)"; return 1; }
+	done
+	awk '$1 == "unlisted" { extra[$2] = 1; next }
+		{ k = $2 " " $3; if (!(k in st)) { order[++n] = k; st[k] = "never" }
+		  if ($1 == "failed") st[k] = "failed" }
+		END { for (i = 1; i <= n; i++) { t++; if (st[order[i]] == "failed") h++
+			else { split(order[i], a, " "); nv = nv s a[1] ":" a[2]; s = " " } }
+		      for (e in extra) { un = un u e; u = " " }
+		      printf "NOTE sites failed %d of %d (both lanes); never failed: %s\n", h, t, nv
+		      if (un != "") printf "NOTE failed sites that alloc-sites.sh does not list: %s\n", un
+		      print "PASS sites" }' "$@"
+}
+
+debug_fault() {
+	local rc=0 pid
+	mkdir -p "$DEBUG_FAULT_DIR/out"
+	fault_lane 1 "$FAULT_LANE1" >"$DEBUG_FAULT_DIR/lane1.log" 2>&1 &
+	pid=$!
+	fault_lane 2 "$FAULT_LANE2" >"$DEBUG_FAULT_DIR/lane2.log" 2>&1 || rc=1
+	wait "$pid" || rc=1
+	cat "$DEBUG_FAULT_DIR/lane1.log" "$DEBUG_FAULT_DIR/lane2.log"
+	cat "$DEBUG_FAULT_DIR/lane1.txt" "$DEBUG_FAULT_DIR/lane2.txt" >"$DEBUG_FAULT_DIR/out/results.txt"
+	fault_sites "$DEBUG_FAULT_DIR"/lane[12]/out/64-fault-step.d/fault-step-sites.txt \
+		>>"$DEBUG_FAULT_DIR/out/results.txt" || rc=1
+	return "$rc"
 }
 
 # The fuzz lane of make check-debug: FUZZ_TOTAL IUs of srp-hostile's fuzz
@@ -1007,7 +1074,8 @@ main() {
 	fi
 	local debug_ok=0
 	if want_debug_stage debug-kernel || want_debug_stage debug ||
-		want_debug_stage debug-siw || want_debug_stage debug-fuzz; then
+		want_debug_stage debug-siw || want_debug_stage debug-fault ||
+		want_debug_stage debug-fuzz; then
 		stage debug-kernel debug_kernel && debug_ok=1  # andand: ok the verdict is recorded, debug_ok keeps it
 	fi
 	local dkms_pid=
@@ -1070,7 +1138,7 @@ main() {
 		fi
 	fi
 	for lane in debug:debug_rxe:$DEBUG_DIR debug-siw:debug_siw:$DEBUG_SIW_DIR \
-		debug-fuzz:debug_fuzz:$DEBUG_FUZZ_DIR; do
+		debug-fault:debug_fault:$DEBUG_FAULT_DIR debug-fuzz:debug_fuzz:$DEBUG_FUZZ_DIR; do
 		IFS=: read -r name fn dir <<<"$lane"
 		want_debug_stage "$name" || continue
 		if ((debug_ok)); then

@@ -569,6 +569,23 @@ failed-sub|1 NOTE total: 1000 IUs sent (debian:1000), 0 reports;FAIL total;|FAIL
 EOF2
 }
 
+# run_fault_sites: check.sh's fault_sites joins the site lists of
+# make check-debug's two fault-step lanes: a site failed in either lane
+# counts once, an unlisted site is named, a missing list fails.
+run_fault_sites() {
+	local dir=$TMP/fault-sites got
+	mkdir -p "$dir/results"
+	printf 'failed f 10 kzalloc\nnever f 20 kzalloc\nnever g 5 kvcalloc\n' >"$dir/a"
+	printf 'never f 10 kzalloc\nfailed f 20 kzalloc\nnever g 5 kvcalloc\nunlisted h:7\n' >"$dir/b"
+	got=$(env -u STAGES CI= CHECK_SH_LIB=1 IB_SRPT_RESULTS="$dir/results" \
+		CHECK="$(dirname "$LIB")/check.sh" \
+		bash -c '. "$CHECK"; fault_sites "$0" "$1"; echo "rc=$?"; fault_sites "$0" "$2"; echo "rc=$?"' \
+		"$dir/a" "$dir/b" "$dir/none" 2>&1 | tr '\n' ';')
+	check "fault_sites: two lanes joined, a missing list" \
+		"NOTE sites failed 2 of 3 (both lanes); never failed: g:5;NOTE failed sites that alloc-sites.sh does not list: h:7;PASS sites;rc=0;FAIL sites ($dir/none missing);rc=1;" \
+		"$got"
+}
+
 # run_guest_tests: check.sh's guest stage with TESTS set (make check-ha)
 # runs those tests in one guest, not the lanes of the whole suite.
 run_guest_tests() {
@@ -636,6 +653,7 @@ run_test_env
 run_guest_tests
 run_known_reports
 run_fuzz_total
+run_fault_sites
 run_kmsg
 run_ktap
 run_boot_report
