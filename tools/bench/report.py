@@ -506,6 +506,26 @@ def mem_details(d, slots, out):
             for tot, k, n in vd[:8])))
 
 
+def run_labels(d):
+    """{"A": "ours", "B": "stock"}: the "labels" line of DIR/setup.txt."""
+    labels = {}
+    meta = os.path.join(d, "setup.txt")
+    if os.path.exists(meta):
+        for line in open(meta):
+            if line.startswith("labels "):
+                for f in line.split()[1:]:
+                    k, _, v = f.partition("=")
+                    labels[k] = v
+    return labels
+
+
+def icount_mode(d):
+    """True when the run's guest time was virtual (icount): run.sh writes
+    "icount OPTS" to DIR/qemu.txt, or "icount-mode off" for wall-clock time."""
+    q = os.path.join(d, "qemu.txt")
+    return bool(re.search(r"^icount ", open(q).read(), re.M)) if os.path.exists(q) else False
+
+
 def main():
     args = sys.argv[1:]
     if args and args[0] == "--mem":
@@ -532,17 +552,9 @@ def main():
         for line in open(meta):
             if line.startswith(("kernel", "cpus", "config", "ours", "stock", "rdma", "labels")):
                 out.write("# " + line)
-    labels = {}
-    if os.path.exists(meta):
-        for line in open(meta):
-            if line.startswith("labels "):
-                for f in line.split()[1:]:
-                    k, _, v = f.partition("=")
-                    labels[k] = v
+    labels = run_labels(d)
     out.write("# slots: %s\n" % " ".join(s for s, _, _ in slots))
-    # run.sh writes "icount OPTS", or "icount-mode off" for wall-clock time
-    icount = bool(re.search(r"^icount ", open(os.path.join(d, "qemu.txt")).read(), re.M)) \
-        if os.path.exists(os.path.join(d, "qemu.txt")) else False
+    icount = icount_mode(d)
     out.write("# times are guest %s time; +/- = A better/worse beyond the noise, ~ = within"
               " noise\n\n" % ("virtual (icount)" if icount else "wall"))
     table(rows, out, labels)
