@@ -5,11 +5,17 @@
 # ib_srpt (B) and nvmet-rdma (C) in one QEMU guest, on the same soft-RoCE
 # device and backstores (null_blk memory_backed=0, brd), slots in
 # alternating order, then a table of medians (min-max), the ratios A/B and
-# A/C and the noise floor (A against A, B against B).
+# A/C and the noise floor (A against A, B against B), and plots of the
+# figures (plot.py: plot-*.png next to table.txt).
 #
 # Usage: tools/bench/run.sh          full run (3 rounds, ~30-40 min)
 #        BENCH_QUICK=1 tools/bench/run.sh   smoke run (~7 min)
 #        tools/bench/run.sh --report DIR    print the table of an earlier run
+#        tools/bench/run.sh --plot DIR      (re)write the plots of a run
+#
+# First it installs the missing packages of tools/testing/common.sh as
+# make check does (NO_DEPS=1: not); without matplotlib the plots are
+# skipped with a line saying so, and under CI=true that fails the run.
 #
 # The guest runs under QEMU's instruction-counting mode (-icount), which ties
 # guest time to instructions executed: figures are virtual time, stable
@@ -63,6 +69,12 @@ if [[ ${1:-} == --report ]]; then
 	python3 "$BENCH_DIR/report.py" "${2:?usage: run.sh --report DIR}/raw"
 	exit
 fi
+if [[ ${1:-} == --plot ]]; then
+	python3 "$BENCH_DIR/plot.py" "${2:?usage: run.sh --plot DIR}"
+	exit
+fi
+
+[[ ${NO_DEPS:-0} == 1 ]] || install_deps >&2 || die "installing the missing packages failed"
 
 QUICK=${BENCH_QUICK:-0}
 ICOUNT=${BENCH_ICOUNT-shift=5,sleep=off,align=off}
@@ -161,5 +173,6 @@ python3 "$BENCH_DIR/report.py" "$OUT/raw" >"$OUT/table.txt" ||
 echo
 cat "$OUT/table.txt"
 echo
-log "bench: table in $OUT/table.txt, raw results in $OUT/raw"
+python3 "$BENCH_DIR/plot.py" "$OUT" || { log "bench: plot.py failed"; rc=1; }
+log "bench: table in $OUT/table.txt, plots in $OUT/plot-*.png, raw results in $OUT/raw"
 exit "$rc"

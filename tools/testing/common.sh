@@ -90,14 +90,15 @@ prepare_source() {
 	echo "$dst"
 }
 
-# Debian packages the build, the checks, the guest and the demo need.
+# Debian packages the build, the checks, the guest, the demo and the bench
+# (python3-matplotlib for its plots) need.
 PACKAGES=(build-essential make gcc bc bison flex libelf-dev libssl-dev dwarves
 	kmod cpio xz-utils file python3 perl
 	linux-headers-6.12-amd64 linux-source-6.12
 	qemu-system-x86 busybox-static sparse shellcheck
 	iproute2 rdma-core ibverbs-utils srptools sg3-utils fio nvme-cli
 	targetcli-fb dbus libibverbs-dev librdmacm-dev libibumad-dev
-	python3-docutils dmsetup jq multipath-tools
+	python3-docutils python3-matplotlib dmsetup jq multipath-tools
 	dkms debhelper dh-dkms)
 # More for one target only (make check-ha: resource-agents libxml2-utils
 # drbd-utils pacemaker pacemaker-cli-utils corosync; ceph-mon ceph-mgr
