@@ -19,7 +19,8 @@
 #              and the CI=true rule, on the host; srp-hostile -X, the
 #              IB/CM message self-test; tools/srp-hostile/fuzz-dry-check.sh,
 #              the fuzz mode's generator without a target (same seed, same
-#              IUs; every IU type and field reached)
+#              IUs; every IU type and field reached); make bench's plot.py
+#              and report.py on synthetic results (bench_smoke)
 #   in-tree    the sources dropped into drivers/infiniband/ulp/srpt of
 #              linux-source-6.12 with Debian's config, make M=... modules;
 #              then CONFIG_INFINIBAND_SRPT=y: Kconfig must not allow the
@@ -319,7 +320,20 @@ harness_selftest() {
 	tools/testing/harness-selftest.sh || return
 	make -s -C tools/srp-hostile || return
 	tools/srp-hostile/srp-hostile -X || return
-	tools/srp-hostile/fuzz-dry-check.sh
+	tools/srp-hostile/fuzz-dry-check.sh || return
+	bench_smoke
+}
+
+# bench_smoke: make bench's host tools on synthetic results (a few
+# seconds): plot.py's self-test draws every plot, report.py prints the
+# table of the self-test's raw results.
+bench_smoke() {
+	local dir
+	dir=$(mktemp -d /tmp/ib_srpt-bench-smoke.XXXXXX) || return
+	python3 tools/bench/plot.py --selftest "$dir" &&
+		python3 tools/bench/report.py "$dir/result/raw" >"$dir/table.txt" &&
+		grep 'randwrite QD32 IOPS' "$dir/table.txt" || { rm -rf "$dir"; return 1; }
+	rm -rf "$dir"
 }
 
 # The in-tree build works in $CACHE/intree-<release>: src/ is a hard-link
