@@ -9299,6 +9299,24 @@ static void srpt_init_port(struct srpt_device *sdev, u32 i)
 }
 
 /**
+ * srpt_add_failed() - say that an adapter could not be added
+ * @device: the adapter
+ * @ret: why (a negative error code)
+ *
+ * The RDMA core ignores what an IB client's add callback returns: without
+ * this line an admin would see new WWNs of the adapter refused in configfs
+ * and nothing saying why.
+ *
+ * Return: @ret.
+ */
+static int srpt_add_failed(struct ib_device *device, int ret)
+{
+	pr_err("%s: not added (%d); ib_srpt serves it when the adapter is added again or ib_srpt is reloaded\n",
+	       dev_name(&device->dev), ret);
+	return ret;
+}
+
+/**
  * srpt_add_one() - InfiniBand device addition callback function
  * @device: describes a HCA
  *
@@ -9311,7 +9329,7 @@ static int srpt_add_one(struct ib_device *device)
 
 	sdev = kzalloc(struct_size(sdev, port, nports), GFP_KERNEL);
 	if (!sdev)
-		return -ENOMEM;
+		return srpt_add_failed(device, -ENOMEM);
 	sdev->port_cnt = nports;
 	sdev->device = device;
 	kref_init(&sdev->refs);
@@ -9321,7 +9339,7 @@ static int srpt_add_one(struct ib_device *device)
 		int ret = PTR_ERR(sdev->pd);
 
 		kfree(sdev);
-		return ret;
+		return srpt_add_failed(device, ret);
 	}
 	sdev->lkey = sdev->pd->local_dma_lkey;
 	sdev->srq_size = min(srpt_srq_size, device->attrs.max_srq_wr);
