@@ -8,7 +8,8 @@
 # of srp-hostile allows exactly those: login accepted or rejected with
 # INSUFFICIENT RESOURCES, command GOOD, TASK SET FULL, BUSY or CHECK
 # CONDITION, a task management response, the channel closed; module load
-# ENOMEM or success), no new report in the kernel log (the stack dumps of
+# ENOMEM, success, or success without the adapter when its add failed:
+# logged, its WWN refused), no new report in the kernel log (the stack dumps of
 # the injected failures aside), and a health check (a fresh login with a
 # WRITE/READ and data compare: srp-hostile's own, after the case, in the
 # same process). Each injected failure's stack dump is mapped to an
@@ -465,10 +466,16 @@ EOF
 
 # setup: ib_srpt loaded, the target of lib-fault.sh, LBAs 0-63 holding the
 # pattern of seed 7 (the cases' reads compare against it).
+# brd_unload: brd away, so that setup_target can load it again.
+brd_unload() {
+	[[ ! -d /sys/module/brd ]] || modprobe -r brd
+}
+
 setup() {
 	# after a load sweep that failed half-way
 	srpt_teardown_configfs || true
 	core_teardown || true
+	brd_unload || die "brd does not unload"
 	srpt_unload || die "ib_srpt does not unload"
 	srpt_load "${SRPT_PARAMS[@]}"
 	setup_target
@@ -530,12 +537,33 @@ load_step() {
 	fi
 	if [[ -n $STEP_SITE ]]; then
 		[[ -d $SRPT_CFS ]] || mkdir "$SRPT_CFS"
-		setup_target
-		hostile_step fs-health || { echo "load step $n: loaded, but the health check failed (step.log)" >&2; return 1; }
-		srpt_teardown_configfs
-		core_teardown
+		if grep -q "ib_srpt: $RDMA_DEV: not added (" <<<"$slice"; then
+			# The RDMA core loads the module without the adapter:
+			# the log said so; its WWN must be refused.
+			load_not_added "$n" || return 1
+		else
+			setup_target
+			hostile_step fs-health || { echo "load step $n: loaded, but the health check failed (step.log)" >&2; return 1; }
+			srpt_teardown_configfs
+			core_teardown
+			brd_unload || { echo "load step $n: brd does not unload" >&2; return 1; }
+		fi
 	fi
 	srpt_unload || { echo "load step $n: ib_srpt does not unload" >&2; return 1; }
+}
+
+# load_not_added N: after load step N, which left the adapter out, its port
+# WWN is refused in configfs with EINVAL.
+load_not_added() {
+	local wwn err
+	wwn=$(port_wwn "$RDMA_DEV" 1 guid) || return
+	if err=$(mkdir "$SRPT_CFS/$wwn" 2>&1); then
+		rmdir "$SRPT_CFS/$wwn"
+		echo "load step $1: $RDMA_DEV was not added, but its WWN $wwn was accepted" >&2
+		return 1
+	fi
+	[[ $err == *"Invalid argument"* ]] || { echo "load step $1: mkdir $wwn: $err" >&2; return 1; }
+	log "load step $1: $RDMA_DEV not added, logged; WWN $wwn refused (EINVAL)"
 }
 
 case_load() {
