@@ -280,6 +280,19 @@ run_case_step() {
 	step_done "$scen" "$a" "$n" "$iv" "$mark" "$rc"
 }
 
+# accept_cm_rej: the step failed a login's rdma_accept() (site in
+# srpt_rdma_cm_accept()) and the login ended in a CM REJ of reason 28
+# without an SRP_LOGIN_REJ: when rdma_accept() fails (no memory for the
+# REP), the RDMA CM itself rejects the connection, consumer-defined and
+# without private data (cma.c, rdma_accept(), 6.12): no SRP reason can
+# follow. Every other answer of a login stays as the case says; the
+# next step's login shows whether the target is still healthy.
+accept_cm_rej() {
+	[[ $STEP_SITE == "srpt_rdma_cm_accept "* ]] || return 1
+	[[ $(grep -c '^FAIL' "$OUTD/step.log") == 1 ]] || return 1
+	grep -q '^FAIL .*expected ok|rej:insufficient, got cmrej:28$' "$OUTD/step.log"
+}
+
 # step_done SCEN ATTR N IV MARK RC: the step's verdict (see run_case_step).
 step_done() {
 	local scen=$1 a=$2 n=$3 iv=$4 mark=$5 rc=$6 slice bad
@@ -302,6 +315,10 @@ step_done() {
 	fi
 	bad=$(slice_reports <<<"$slice")
 	echo "$scen $(attr_name "$a") $n ${STEP_SITE:-none} rc=$rc" >>"$STEPS"
+	if ((rc != 0)) && [[ -z $bad ]] && accept_cm_rej; then
+		log "step $n of $scen: $STEP_SITE failed; the RDMA CM rejected the login itself (REJ 28, no SRP reason)"
+		rc=0
+	fi
 	if ((rc != 0)) || [[ -n $bad ]]; then
 		{
 			echo "step $n of $scen ($(attr_name "$a")), failure at ${STEP_SITE:-none}: srp-hostile $rc"
