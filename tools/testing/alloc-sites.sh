@@ -25,7 +25,8 @@
 #     ib_cm_listen, rdma_create_id, rdma_bind_addr, rdma_listen, and their
 #     messages, which each allocate a MAD (ib_send_cm_rep, ib_send_cm_rej,
 #     ib_send_cm_dreq, ib_send_cm_drep, rdma_accept, rdma_reject,
-#     rdma_disconnect); LIO's target_setup_session, target_alloc_sgl,
+#     rdma_disconnect); LIO's target_register_template,
+#     target_setup_session, target_alloc_sgl,
 #     target_submit_prep (a CDB longer than its inline buffer),
 #     target_submit_tmr (core_tmr_alloc_req).
 # Not counted: posting work requests (ib_post_*: no allocation in ib_srpt's
@@ -57,7 +58,7 @@ calls+='|ib_create_ah_from_wc|ib_register_mad_agent|ib_create_send_mad|ib_regist
 calls+='|rdma_rw_ctx_init|rdma_rw_ctx_signature_init|ib_create_cm_id|ib_cm_listen'
 calls+='|rdma_create_id|rdma_bind_addr|rdma_listen|ib_send_cm_rep|ib_send_cm_rej'
 calls+='|ib_send_cm_dreq|ib_send_cm_drep|rdma_accept|rdma_reject|rdma_disconnect'
-calls+='|target_setup_session|target_alloc_sgl|target_submit_prep|target_submit_tmr'
+calls+='|target_register_template|target_setup_session|target_alloc_sgl|target_submit_prep|target_submit_tmr'
 
 # A function definition starts in column 0 with its return type and has
 # its name before the first "("; block comments and preprocessor lines
