@@ -40,7 +40,7 @@ for f in probability times interval require-start require-end reject-start rejec
 done
 FS=$T/failslab OUTD=$T KMSG=$T/kmsg SITES=$T/sites STEPS=$T/steps SUBRESULTS=/dev/null
 ARM=$T/fi-arm DISARM=$T/fi-disarm CF=$T/cases
-STEP_MAX=400 STEP_SECS=0 STRIDE_MAX=16 SELFTEST=
+STEP_MAX=400 STEP_SECS=0 STRIDE_MAX=64 SELFTEST=
 TEXT_START=0xa00 TEXT_END=0xb00 SRPT_CFS=/model-cfs
 IPV4=10.0.0.1 SRP_LOGIN_PORT=5555 INIT_ID=1
 : >"$KMSG"
