@@ -1688,7 +1688,8 @@ static int srpt_init_ch_qp(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 }
 
 /**
- * srpt_ch_qp_rtr() - move an IB/CM channel's queue pair to RTR
+ * srpt_ch_qp_rtr() - move a channel's queue pair to RTR
+ *	(srpt_ch_moves_qp())
  * @ch: SRPT RDMA channel
  * @qp: its queue pair
  *
@@ -1703,7 +1704,8 @@ static int srpt_ch_qp_rtr(struct srpt_rdma_ch *ch, struct ib_qp *qp)
 }
 
 /**
- * srpt_ch_qp_rts() - move an IB/CM channel's queue pair to RTS
+ * srpt_ch_qp_rts() - move a channel's queue pair to RTS
+ *	(srpt_ch_moves_qp())
  * @ch: SRPT RDMA channel
  * @qp: its queue pair
  *
@@ -3637,7 +3639,7 @@ static void srpt_build_login_rsp(struct srpt_rdma_ch *ch,
  * srpt_send_rej() - reject a login
  * @ib_cm_id: IB/CM connection, or NULL
  * @rdma_cm_id: RDMA/CM connection, or NULL
- * @req: the login request
+ * @tag: the login request's tag
  * @reason: SRP_LOGIN_REJ reason
  *
  * The connection manager allocates the REJ: under memory pressure that
@@ -3648,13 +3650,12 @@ static void srpt_build_login_rsp(struct srpt_rdma_ch *ch,
  * Return: 0 or the connection manager's negative error code.
  */
 static int srpt_send_rej(struct ib_cm_id *ib_cm_id,
-			 struct rdma_cm_id *rdma_cm_id,
-			 const struct srp_login_req *req, u32 reason)
+			 struct rdma_cm_id *rdma_cm_id, u64 tag, u32 reason)
 {
 	struct srp_login_rej rej = {
 		.opcode = SRP_LOGIN_REJ,
 		.reason = cpu_to_be32(reason),
-		.tag = req->tag,
+		.tag = tag,
 		.buf_fmt = cpu_to_be16(SRP_BUF_FORMAT_DIRECT |
 				       SRP_BUF_FORMAT_INDIRECT),
 	};
@@ -3667,15 +3668,128 @@ static int srpt_send_rej(struct ib_cm_id *ib_cm_id,
 }
 
 /**
+ * srpt_login_qp_connect() - move a new channel's QP as far as its login
+ *	response needs
+ * @ch: the new channel
+ *
+ * Where the driver moves the QP (srpt_ch_moves_qp()): an IB/CM channel's
+ * to RTR (RTS follows the RTU), an RDMA/CM channel's to RTR and RTS, as
+ * RDMA/CM would before sending the REP. On iWARP rdma_accept() moves it.
+ *
+ * Return: 0 or a negative error code.
+ */
+static int srpt_login_qp_connect(struct srpt_rdma_ch *ch)
+{
+	int ret;
+
+	if (!srpt_ch_moves_qp(ch))
+		return 0;
+	ret = srpt_ch_qp_rtr(ch, ch->qp);
+	if (ret || !ch->using_rdma_cm)
+		return ret;
+	return srpt_ch_qp_rts(ch, ch->qp);
+}
+
+/**
+ * srpt_cm_retries() - whether the initiator sends an unanswered login again
+ * @rdma_cm_id: RDMA/CM connection, or NULL for IB/CM
+ *
+ * The InfiniBand CM (IB/CM, and RDMA/CM on InfiniBand and RoCE) resends a
+ * connection request that got no answer within its response timeout. On
+ * iWARP the MPA request goes out once over TCP.
+ *
+ * Return: true when an unanswered request is sent again.
+ */
+static bool srpt_cm_retries(const struct rdma_cm_id *rdma_cm_id)
+{
+	return !rdma_cm_id ||
+		rdma_node_get_transport(rdma_cm_id->device->node_type) !=
+		RDMA_TRANSPORT_IWARP;
+}
+
+/**
+ * srpt_log_rej_lost() - log an SRP_LOGIN_REJ that could not be sent
+ * @sdev: HCA the request arrived on
+ * @rdma_cm_id: RDMA/CM connection, or NULL for IB/CM
+ * @port_num: HCA port number
+ * @req: the login request
+ * @src_addr: initiator name: GUID form (IB/CM) or IP address (RDMA/CM)
+ * @err: what srpt_send_rej() returned
+ *
+ * For want of memory on InfiniBand and RoCE the initiator hears nothing
+ * until it sends its request again (srpt_send_rej()); on iWARP it does not
+ * send it again, and other errors mean that the connection manager would
+ * not send the reject (say, the initiator's own REJ came first).
+ */
+static void srpt_log_rej_lost(const struct srpt_device *sdev,
+			      const struct rdma_cm_id *rdma_cm_id, u32 port_num,
+			      const struct srp_login_req *req,
+			      const char *src_addr, int err)
+{
+	char why[96];
+
+	if (err == -ENOMEM && srpt_cm_retries(rdma_cm_id))
+		snprintf(why, sizeof(why),
+			 "the SRP_LOGIN_REJ could not be sent (%d); the initiator will ask again",
+			 err);
+	else
+		snprintf(why, sizeof(why),
+			 "the SRP_LOGIN_REJ could not be sent (%d)", err);
+	srpt_log_rej(sdev, port_num, req, src_addr, why);
+}
+
+/**
+ * srpt_login_qp_rej() - refuse a login whose QP could not be connected
+ * @ch: the new channel, in its nexus
+ * @req: the login request
+ * @port_num: HCA port number, for the trace and the log
+ * @src_addr: initiator name, for the trace and the log
+ * @err: what srpt_login_qp_connect() returned
+ *
+ * The QP refused RTR or RTS before the login response went out. The
+ * initiator gets SRP_LOGIN_REJ (SRP-2 6.4): INSUFFICIENT RESOURCES when the
+ * device lacked memory or room, else UNABLE TO ESTABLISH CHANNEL (the
+ * device refused the connection's parameters), rather than a connection
+ * manager's REJ without a reason. Counted, traced and logged like every
+ * other reject (a reject that could not be sent too: srpt_log_rej_lost());
+ * srpt_cm_req_accept() then closes the channel, whose own REJ or DREQ finds
+ * the connection ended.
+ */
+static void srpt_login_qp_rej(struct srpt_rdma_ch *ch,
+			      const struct srp_login_req *req, u32 port_num,
+			      const char *src_addr, int err)
+{
+	struct srpt_device *sdev = ch->sport->sdev;
+	u32 reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
+	char why[64];
+	int ret;
+
+	if (err == -ENOMEM || err == -ENOSPC || err == -ENOBUFS ||
+	    err == -EAGAIN)
+		reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
+	srpt_count_rej(ch->sport, reason);
+	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
+			 req->initiator_port_id, reason);
+	if (ch->using_rdma_cm)
+		ret = srpt_send_rej(NULL, ch->rdma_cm_id, req->tag, reason);
+	else
+		ret = srpt_send_rej(ch->ib_cm_id, NULL, req->tag, reason);
+	snprintf(why, sizeof(why), "its queue pair could not be connected (%d)",
+		 err);
+	srpt_log_rej(sdev, port_num, req, src_addr, why);
+	if (ret)
+		srpt_log_rej_lost(sdev, ch->using_rdma_cm ? ch->rdma_cm_id : NULL,
+				  port_num, req, src_addr, ret);
+}
+
+/**
  * srpt_rdma_cm_accept() - accept an RDMA/CM connection with the login response
- * @ch: SRPT RDMA channel
+ * @ch: SRPT RDMA channel (srpt_login_qp_connect() done)
  * @rsp: the login response
  * @res: RDMA READs we answer at once, limited by the device
  * @depth: RDMA READs we issue at once, limited by the device
  *
- * Where the driver moves the QP (srpt_ch_moves_qp()) it does so here, to RTR
- * and RTS as RDMA/CM would before sending the REP, and hands RDMA/CM the QP
- * number only.
+ * Where the driver moves the QP itself it hands RDMA/CM the QP number only.
  *
  * Return: 0 or a negative error code.
  */
@@ -3690,18 +3804,8 @@ static int srpt_rdma_cm_accept(struct srpt_rdma_ch *ch,
 		.flow_control = 1,
 		.rnr_retry_count = 7,
 	};
-	int ret;
 
 	if (srpt_ch_moves_qp(ch)) {
-		ret = srpt_ch_qp_rtr(ch, ch->qp);
-		if (!ret)
-			ret = srpt_ch_qp_rts(ch, ch->qp);
-		if (ret) {
-			/* As rdma_accept() does when it fails. */
-			rdma_reject(ch->rdma_cm_id, NULL, 0,
-				    IB_CM_REJ_CONSUMER_DEFINED);
-			return ret;
-		}
 		param.qp_num = ch->qp->qp_num;
 		param.srq = ch->use_srq;
 	}
@@ -3717,6 +3821,8 @@ static int srpt_rdma_cm_accept(struct srpt_rdma_ch *ch,
  *	responder resources)
  *
  * Both values come from the connection request as seen from our side.
+ * Where the driver moves the channel's QP (srpt_ch_moves_qp()),
+ * srpt_login_qp_connect() has connected it.
  *
  * Return: 0 or a negative error code.
  */
@@ -3727,14 +3833,9 @@ static int srpt_send_login_rsp(struct srpt_rdma_ch *ch,
 	const struct ib_device_attr *attrs = &ch->sport->sdev->device->attrs;
 	u8 depth = min_t(int, init_depth, attrs->max_qp_init_rd_atom);
 	u8 res = min_t(int, resp_res, attrs->max_qp_rd_atom);
-	int ret;
 
 	if (ch->using_rdma_cm)
 		return srpt_rdma_cm_accept(ch, rsp, res, depth);
-
-	ret = srpt_ch_qp_rtr(ch, ch->qp);
-	if (ret)
-		return ret;
 	{
 		struct ib_cm_rep_param param = {
 			.qp_num = ch->qp->qp_num,
@@ -4108,13 +4209,14 @@ static void srpt_hw_pending_work(struct work_struct *w)
  * @ch: the new channel, with its session
  * @req: the login request
  * @spare: from srpt_cm_req_session(); used or freed
- * @port_num: HCA port number, for the trace
- * @src_addr: initiator name, for the trace
+ * @port_num: HCA port number, for the trace and the log
+ * @src_addr: initiator name, for the trace and the log
  * @resp_res: RDMA READs we may have to answer
  * @init_depth: RDMA READs we may have outstanding
  *
- * The channel joins its nexus first, so a login response that cannot be
- * sent closes it like any other channel.
+ * The channel joins its nexus first, so a QP that cannot be connected
+ * (the login is then rejected: srpt_login_qp_rej()) or a login response
+ * that cannot be sent closes it like any other channel.
  */
 static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
 			       const struct srp_login_req *req,
@@ -4132,6 +4234,13 @@ static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
 		ch->ib_cm_id->context = ch;
 	flags = srpt_join_nexus(ch, req, spare);
 	srpt_build_login_rsp(ch, req, &rsp, flags);
+	ret = srpt_login_qp_connect(ch);
+	if (ret) {
+		srpt_login_qp_rej(ch, req, port_num, src_addr, ret);
+		srpt_login_end(ch);
+		srpt_close_ch(ch, "its queue pair could not be connected");
+		return;
+	}
 	/*
 	 * Set before the response goes out: IB/CM reports a failed send of
 	 * it at once, from the send completion. On iWARP a disconnect needs
@@ -4162,23 +4271,6 @@ static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
 }
 
 /**
- * srpt_cm_retries() - whether the initiator sends an unanswered login again
- * @rdma_cm_id: RDMA/CM connection, or NULL for IB/CM
- *
- * The InfiniBand CM (IB/CM, and RDMA/CM on InfiniBand and RoCE) resends a
- * connection request that got no answer within its response timeout. On
- * iWARP the MPA request goes out once over TCP.
- *
- * Return: true when an unanswered request is sent again.
- */
-static bool srpt_cm_retries(const struct rdma_cm_id *rdma_cm_id)
-{
-	return !rdma_cm_id ||
-		rdma_node_get_transport(rdma_cm_id->device->node_type) !=
-		RDMA_TRANSPORT_IWARP;
-}
-
-/**
  * srpt_cm_req_reject() - answer a login with SRP_LOGIN_REJ
  * @sdev: HCA the request arrived on
  * @ib_cm_id: IB/CM connection, or NULL
@@ -4203,7 +4295,6 @@ static int srpt_cm_req_reject(struct srpt_device *sdev,
 			      const struct srp_login_req *req,
 			      const char *src_addr, u32 reason)
 {
-	char why[96];
 	int ret;
 
 	if (rdma_cm_id)
@@ -4213,16 +4304,9 @@ static int srpt_cm_req_reject(struct srpt_device *sdev,
 	srpt_count_rej(srpt_login_port(sdev, port_num), reason);
 	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
 			 req->initiator_port_id, reason);
-	ret = srpt_send_rej(ib_cm_id, rdma_cm_id, req, reason);
-	if (ret == -ENOMEM && srpt_cm_retries(rdma_cm_id))
-		snprintf(why, sizeof(why),
-			 "the SRP_LOGIN_REJ could not be sent (%d); the initiator will ask again",
-			 ret);
-	else if (ret)
-		snprintf(why, sizeof(why),
-			 "the SRP_LOGIN_REJ could not be sent (%d)", ret);
+	ret = srpt_send_rej(ib_cm_id, rdma_cm_id, req->tag, reason);
 	if (ret)
-		srpt_log_rej(sdev, port_num, req, src_addr, why);
+		srpt_log_rej_lost(sdev, rdma_cm_id, port_num, req, src_addr, ret);
 	return -ECONNREFUSED;
 }
 
