@@ -18,6 +18,12 @@
 #   login-session-nomem  the first allocation of LIO's target_setup_session()
 #                        fails: the login gets SRP_LOGIN_REJ INSUFFICIENT
 #                        RESOURCES (cases-faults.txt fi-login-session-nomem)
+#   login-qp-nomem       the first allocation under srpt_ch_qp_move() (the
+#                        new channel's QP to RTR) fails: the login gets
+#                        SRP_LOGIN_REJ INSUFFICIENT RESOURCES, counted once
+#                        in discovery_auth/logins, and the next login works
+#                        (cases-faults.txt fi-login-qp-nomem); SRQ mode
+#                        only (see case_login_qp_nomem)
 #   tmf-nomem            the first allocation of core_tmr_alloc_req() fails:
 #                        the TMF is answered TASK MANAGEMENT FUNCTION FAILED
 #   tsk-set-nomem        the same for an ABORT TASK SET, which ib_srpt has
@@ -88,6 +94,37 @@ case_login_rej_lost() {
 
 case_login_session_nomem() {
 	targeted target_setup_session fi-login-session-nomem
+}
+
+# rej_insufficient: port 1 of $RDMA_DEV's "rejected, insufficient
+# resources" count in discovery_auth/logins.
+rej_insufficient() {
+	awk -v dev="$RDMA_DEV" '$1 == dev && $2 == "port" { p = ($3 == "1"); next }
+		/^[^\t]/ { p = 0 } p && /^\trejected, insufficient resources: / { print $NF }' \
+		"$SRPT_CFS/discovery_auth/logins"
+}
+
+# login-qp-nomem: in SRQ mode only. soft-RoCE's failed allocation is
+# that of the QP's responder resources (rxe_qp_from_attr(), Debian's
+# 6.12.118), after which rxe leaves the QP's receive task disabled for
+# good: a ring-mode channel's receive queue can then never be flushed, and
+# its release waits in ib_drain_rq() forever (seen: the release work
+# blocked in __ib_drain_rq(), hung-task reports). A channel on the SRQ has
+# no receive queue of its own to drain.
+case_login_qp_nomem() {
+	local r0 r1
+	if ! hostile fi-prefill; then
+		srpt_teardown_configfs
+		rebuild_target
+		hostile fi-prefill
+	fi
+	srpt_attrib "$SRPT_TPG" use_srq 1
+	r0=$(rej_insufficient)
+	[[ -n $r0 ]] || { echo "no insufficient-resources count in discovery_auth/logins" >&2; return 1; }
+	targeted srpt_ch_qp_move fi-login-qp-nomem "$FS" || return
+	r1=$(rej_insufficient)
+	((r1 == r0 + 1)) || { echo "rejected, insufficient resources: $r0, then $r1, not one more" >&2; return 1; }
+	srpt_attrib "$SRPT_TPG" use_srq 0
 }
 
 case_tmf_nomem() {
@@ -179,8 +216,9 @@ case_device_add_nth() {
 }
 
 # device-add-nth comes before anything makes the device's SRQ (it lives
-# as long as the device), so that configfs-nth's use_srq step makes it.
-for c in login-rej-lost login-session-nomem tmf-nomem tsk-set-nomem device-add-nth configfs-nth random-ring random-srq; do
+# as long as the device), so that configfs-nth's use_srq step makes it;
+# login-qp-nomem uses the SRQ.
+for c in login-rej-lost login-session-nomem tmf-nomem tsk-set-nomem device-add-nth configfs-nth login-qp-nomem random-ring random-srq; do
 	want_case "$c" || continue
 	sub_case "$c" "case_${c//-/_}" || true
 done
