@@ -1676,7 +1676,7 @@ static int srpt_ch_qp_move(struct srpt_rdma_ch *ch, struct ib_qp *qp,
 }
 
 /**
- * srpt_init_ch_qp() - move an IB/CM channel's queue pair to INIT
+ * srpt_init_ch_qp() - move a new channel's queue pair to INIT
  * @ch: SRPT RDMA channel
  * @qp: its queue pair
  *
@@ -3739,6 +3739,36 @@ static void srpt_log_rej_lost(const struct srpt_device *sdev,
 }
 
 /**
+ * srpt_rej_answer() - count, trace and send an SRP_LOGIN_REJ
+ * @sdev: HCA the request arrived on
+ * @ib_cm_id: IB/CM connection, or NULL
+ * @rdma_cm_id: RDMA/CM connection, or NULL
+ * @port_num: HCA port number
+ * @req: the login request
+ * @src_addr: initiator name, for the trace and the log
+ * @reason: SRP_LOGIN_REJ reason
+ *
+ * Every refused login passes here: the port's reject counter for @reason
+ * moves, the srpt_login tracepoint fires, and a reject that could not be
+ * sent is logged (srpt_log_rej_lost()). The caller logs why it refused.
+ */
+static void srpt_rej_answer(struct srpt_device *sdev,
+			    struct ib_cm_id *ib_cm_id,
+			    struct rdma_cm_id *rdma_cm_id, u32 port_num,
+			    const struct srp_login_req *req,
+			    const char *src_addr, u32 reason)
+{
+	int ret;
+
+	srpt_count_rej(srpt_login_port(sdev, port_num), reason);
+	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
+			 req->initiator_port_id, reason);
+	ret = srpt_send_rej(ib_cm_id, rdma_cm_id, req->tag, reason);
+	if (ret)
+		srpt_log_rej_lost(sdev, rdma_cm_id, port_num, req, src_addr, ret);
+}
+
+/**
  * srpt_login_qp_rej() - refuse a login whose QP could not be connected
  * @ch: the new channel, in its nexus
  * @req: the login request
@@ -3750,10 +3780,10 @@ static void srpt_log_rej_lost(const struct srpt_device *sdev,
  * initiator gets SRP_LOGIN_REJ (SRP-2 6.4): INSUFFICIENT RESOURCES when the
  * device lacked memory or room, else UNABLE TO ESTABLISH CHANNEL (the
  * device refused the connection's parameters), rather than a connection
- * manager's REJ without a reason. Counted, traced and logged like every
- * other reject (a reject that could not be sent too: srpt_log_rej_lost());
- * srpt_cm_req_accept() then closes the channel, whose own REJ or DREQ finds
- * the connection ended.
+ * manager's REJ without a reason. Logged here, then counted, traced and
+ * sent like every other reject (srpt_rej_answer()); srpt_cm_req_accept()
+ * then closes the channel, whose own REJ or DREQ finds the connection
+ * ended.
  */
 static void srpt_login_qp_rej(struct srpt_rdma_ch *ch,
 			      const struct srp_login_req *req, u32 port_num,
@@ -3762,24 +3792,16 @@ static void srpt_login_qp_rej(struct srpt_rdma_ch *ch,
 	struct srpt_device *sdev = ch->sport->sdev;
 	u32 reason = SRP_LOGIN_REJ_UNABLE_ESTABLISH_CHANNEL;
 	char why[64];
-	int ret;
 
 	if (err == -ENOMEM || err == -ENOSPC || err == -ENOBUFS ||
 	    err == -EAGAIN)
 		reason = SRP_LOGIN_REJ_INSUFFICIENT_RESOURCES;
-	srpt_count_rej(ch->sport, reason);
-	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
-			 req->initiator_port_id, reason);
-	if (ch->using_rdma_cm)
-		ret = srpt_send_rej(NULL, ch->rdma_cm_id, req->tag, reason);
-	else
-		ret = srpt_send_rej(ch->ib_cm_id, NULL, req->tag, reason);
 	snprintf(why, sizeof(why), "its queue pair could not be connected (%d)",
 		 err);
 	srpt_log_rej(sdev, port_num, req, src_addr, why);
-	if (ret)
-		srpt_log_rej_lost(sdev, ch->using_rdma_cm ? ch->rdma_cm_id : NULL,
-				  port_num, req, src_addr, ret);
+	srpt_rej_answer(sdev, ch->using_rdma_cm ? NULL : ch->ib_cm_id,
+			ch->using_rdma_cm ? ch->rdma_cm_id : NULL, port_num,
+			req, src_addr, reason);
 }
 
 /**
@@ -4280,11 +4302,8 @@ static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
  * @src_addr: initiator name, for the trace
  * @reason: SRP_LOGIN_REJ reason
  *
- * A reject that could not be sent is logged. For want of memory on
- * InfiniBand and RoCE the initiator hears nothing until it sends its
- * request again (srpt_send_rej()); on iWARP it does not send it again, and
- * other errors mean that the connection manager would not send the reject
- * (say, the initiator's own REJ came first).
+ * The connection forgets its context first: no channel belongs to it.
+ * Counted, traced and sent by srpt_rej_answer().
  *
  * Return: -ECONNREFUSED, for the connection manager to destroy the
  * connection.
@@ -4295,18 +4314,12 @@ static int srpt_cm_req_reject(struct srpt_device *sdev,
 			      const struct srp_login_req *req,
 			      const char *src_addr, u32 reason)
 {
-	int ret;
-
 	if (rdma_cm_id)
 		rdma_cm_id->context = NULL;
 	else
 		ib_cm_id->context = NULL;
-	srpt_count_rej(srpt_login_port(sdev, port_num), reason);
-	trace_srpt_login(dev_name(&sdev->device->dev), port_num, src_addr,
-			 req->initiator_port_id, reason);
-	ret = srpt_send_rej(ib_cm_id, rdma_cm_id, req->tag, reason);
-	if (ret)
-		srpt_log_rej_lost(sdev, rdma_cm_id, port_num, req, src_addr, ret);
+	srpt_rej_answer(sdev, ib_cm_id, rdma_cm_id, port_num, req, src_addr,
+			reason);
 	return -ECONNREFUSED;
 }
 
