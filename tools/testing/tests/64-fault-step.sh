@@ -425,12 +425,13 @@ sweep() {
 }
 
 # The step cases: generated here, one per scenario; $FI_ARM arms where the
-# scenario begins, $FI_DISARM when the case ends.
+# scenario begins, $FI_DISARM when the case ends. $FS_RD: the RDMA READ
+# depth the injected logins offer (see rd_depth).
 CF=$OUTD/fault-step-cases.txt
 cat >"$CF" <<'EOF'
 define CMD_FAILED status=busy|0x28|check
 define DOWN disconnect || dead
-define LOGIN login want=ok|rej:insufficient tmo=60000 else=end
+define LOGIN login $FS_RD want=ok|rej:insufficient tmo=60000 else=end
 
 case fs-prefill
   login
@@ -482,7 +483,7 @@ case fs-two-channels
   finally $FI_DISARM
   login
   sh $FI_ARM
-  login multi want=ok|rej:insufficient tmo=60000 else=end
+  login multi $FS_RD want=ok|rej:insufficient tmo=60000 else=end
   send cmd op=read10 lba=48 blocks=8 tag=1
   expect rsp tag=1 status=good data=0:4096:7:48 || rsp tag=1 $CMD_FAILED || $DOWN else=end
   send logout
@@ -633,13 +634,33 @@ case_load() {
 	sweep load fail-nth load_step
 }
 
+# rd_depth ring|srq: the RDMA READ depth the scenario's injected logins
+# offer ($FS_RD). In ring mode none: soft-RoCE allocates a new QP's RDMA
+# READ responder resources when the QP moves to RTR, and when that
+# allocation fails it leaves the QP's responder task stopped for good
+# (rxe_qp_from_attr(), Debian 6.12.118), so the QP's receive queue is never
+# flushed and the channel's release waits in ib_drain_rq() forever. With
+# none offered the target answers no RDMA READ (an SRP initiator never
+# reads from the target) and rxe allocates nothing there. The SRQ
+# scenarios, whose channels have no receive queue to drain, offer 16 and
+# fail that allocation too (as 63-fault-inject's login-qp-nomem does).
+rd_depth() {
+	if [[ $1 == ring ]]; then
+		export FS_RD=init_depth=0
+	else
+		export FS_RD=init_depth=16
+	fi
+}
+
 case_login_ring() {
 	srpt_attrib "$SRPT_TPG" use_srq 0
+	rd_depth ring
 	scenario login-ring fs-login
 }
 
 case_login_srq() {
 	srpt_attrib "$SRPT_TPG" use_srq 1
+	rd_depth srq
 	scenario login-srq fs-login -M srq
 }
 
@@ -660,6 +681,7 @@ case_tmf() {
 
 case_two_channels() {
 	srpt_attrib "$SRPT_TPG" use_srq 0
+	rd_depth ring
 	scenario two-channels fs-two-channels
 }
 
