@@ -3748,9 +3748,10 @@ static void srpt_log_rej_lost(const struct srpt_device *sdev,
  * @src_addr: initiator name, for the trace and the log
  * @reason: SRP_LOGIN_REJ reason
  *
- * Every refused login passes here: the port's reject counter for @reason
- * moves, the srpt_login tracepoint fires, and a reject that could not be
- * sent is logged (srpt_log_rej_lost()). The caller logs why it refused.
+ * Every login refused with an SRP_LOGIN_REJ passes here: @port_num's
+ * counter for @reason moves (none when the device has no such port), the
+ * srpt_login tracepoint fires, and a reject that could not be sent is
+ * logged (srpt_log_rej_lost()). The caller logs why it refused.
  */
 static void srpt_rej_answer(struct srpt_device *sdev,
 			    struct ib_cm_id *ib_cm_id,
@@ -3772,7 +3773,7 @@ static void srpt_rej_answer(struct srpt_device *sdev,
  * srpt_login_qp_rej() - refuse a login whose QP could not be connected
  * @ch: the new channel, in its nexus
  * @req: the login request
- * @port_num: HCA port number, for the trace and the log
+ * @port_num: HCA port number, for the counter, the trace and the log
  * @src_addr: initiator name, for the trace and the log
  * @err: what srpt_login_qp_connect() returned
  *
@@ -4299,7 +4300,7 @@ static void srpt_cm_req_accept(struct srpt_rdma_ch *ch,
  * @rdma_cm_id: RDMA/CM connection, or NULL
  * @port_num: HCA port number
  * @req: the login request
- * @src_addr: initiator name, for the trace
+ * @src_addr: initiator name, for the trace and the log
  * @reason: SRP_LOGIN_REJ reason
  *
  * The connection forgets its context first: no channel belongs to it.
