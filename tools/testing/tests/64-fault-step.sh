@@ -194,11 +194,19 @@ ko_map_build() {
 					l = $0; sub(/.*ib_srpt\.c:/, "", l); sub(/[^0-9].*/, "", l); res = f " " l } }
 				END { out() }' "$calls" - >>"$KO_MAP"
 	done
+	# The same lines under each other name of a function (srpt_init_module
+	# is init_module in the disassembly, and in a stack dump).
+	objdump -t "$KO" | awk '/ F / { print $(NF - 2) ":" $1, $NF }' >"$calls"
+	awk 'NR == FNR { grp[$2] = $1; names[$1] = names[$1] " " $2; next }
+		{ n = split(names[grp[$1]], m, " ")
+		  for (i = 1; i <= n; i++)
+			if (m[i] != $1) print m[i], $2, $3, $4 }' "$calls" "$KO_MAP" >"$KO_MAP.alias"
+	cat "$KO_MAP.alias" >>"$KO_MAP"
+	rm -f "$KO_MAP.alias"
 }
 
 # ko_line FUNC+OFF/LEN: ko_line_dwarf's answer, from $KO_MAP (a frame
-# under a name the disassembly does not show, e.g. srpt_init_module for
-# init_module, asks ko_line_dwarf).
+# that is not a call's return address asks ko_line_dwarf).
 ko_line() {
 	local fn=${1%%+*} off line
 	off=${1#*+}
